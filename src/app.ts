@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { AuthContext } from './auth/credentials.ts';
+import type { Config } from './config/config.ts';
+import type { Keyring } from './crypto/keyring.ts';
+import type { Pool } from './db/pool.ts';
+import { registerHealthRoutes } from './health/routes.ts';
+import type { BuildInfo } from './health/build-info.ts';
+import { registerBodyParsers } from './http/body-parsers.ts';
+import { registerErrorHandling, sendError, toAppError } from './http/error-handler.ts';
+import { AppError } from './http/errors.ts';
+import { assertWellEncodedUrl, rawQueryString } from './http/query.ts';
+import { FailedCredentialThrottle } from './http/throttle.ts';
+import { methodLabel, type Metrics } from './metrics/metrics.ts';
+import { registerProjectRoutes } from './projects/routes.ts';
+
+export interface AppDeps {
+  config: Config;
+  pool: Pool;
+  keyring: Keyring;
+  /** The resolved admin token (configured or generated in embedded mode). */
+  adminToken: string;
+  logger: Logger;
+  metrics: Metrics;
+  build: BuildInfo;
+  /** Milliseconds since the epoch; tests pass their own clock. */
+  now?: () => number;
+}
+
+/** Longest encoded path parameter the API accepts (section 8): longer is 414. */
+export const MAX_PATH_PARAMETER_LENGTH = 1152;
+/** Default body limit of non-ingestion routes, in bytes. */
+const DEFAULT_BODY_LIMIT = 1_048_576;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    // One line per request is written by the onResponse hook instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    frameworkErrors: (error, request, reply) => {
+      void sendError(reply, toAppError(error));
+    },
+  });
+
+  registerBodyParsers(app);
+  registerErrorHandling(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    // Route match comes first (event protocol 1.5): an unknown route is 404 whatever its query.
+    if (request.routeOptions.url === undefined) return;
+    assertWellEncodedUrl(rawQueryString(request.raw.url ?? ''));
+    // find-my-way refuses an over-long parameter by not matching; nothing to check here.
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const durationSeconds = reply.elapsedTime / 1000;
+    const method = methodLabel(request.method);
+    deps.metrics.httpRequests.inc({ method, route, status: String(reply.statusCode) });
+    deps.metrics.httpDuration.observe({ method, route }, durationSeconds);
+    // One line per request; never the query string, headers or body.
+    request.log.info(
+      { method: request.method, route, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime), requestId: request.id },
+      'request',
+    );
+  });
+
+  app.addHook('onError', async (request, _reply, error) => {
+    if (toAppError(error).code === 'query_timeout') {
+      deps.metrics.queryTimeouts.inc({ route: request.routeOptions.url ?? 'unmatched' });
+    }
+  });
+
+  const auth: AuthContext = {
+    db: deps.pool,
+    keyring: deps.keyring,
+    adminToken: deps.adminToken,
+    throttle: new FailedCredentialThrottle(),
+    trustedProxyCount: deps.config.trustedProxyCount,
+    now: deps.now ?? Date.now,
+  };
+
+  registerHealthRoutes(app, { pool: deps.pool, build: deps.build });
+  registerProjectRoutes(app, auth);
+
+  return app;
+}
+
+export { AppError };

@@ -1,0 +1,156 @@
+import type { FastifyRequest } from 'fastify';
+import { adminTokenMatches } from '../crypto/admin-token.ts';
+import { hashApiKey, parseApiKeyShape, verifyApiKey } from '../crypto/api-keys.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Queryable } from '../db/pool.ts';
+import { resolveClientAddress, throttleKey } from '../http/client-address.ts';
+import { AppError, errors } from '../http/errors.ts';
+import type { FailedCredentialThrottle } from '../http/throttle.ts';
+import { findProjectById, soleProjectId } from '../projects/projects-sql.ts';
+import { findApiKeyByPrefix, rehashApiKey, touchApiKey, type ApiKeyRecord } from './api-keys-sql.ts';
+
+export interface AuthContext {
+  db: Queryable;
+  keyring: Keyring;
+  adminToken: string;
+  throttle: FailedCredentialThrottle;
+  trustedProxyCount: number;
+  now: () => number;
+}
+
+export interface ApiKeyPrincipal {
+  kind: 'api-key';
+  keyId: string;
+  prefix: string;
+  projectId: string;
+  environmentId: string;
+  environmentName: string;
+}
+
+/** What a reader may see: a whole project (admin) or one environment of it (API key). */
+export interface ReadScope {
+  projectId: string;
+  /** Set for an API key: it reads its own environment only. */
+  environmentId: string | null;
+  environmentName: string | null;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
+/**
+ * `Bearer <token>`: scheme in any case, exactly one space, then the token with nothing after
+ * it (a trailing space included). Returns null for a missing header, '' for a malformed one.
+ */
+export function bearerToken(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  const match = /^bearer ([^\s]+)$/i.exec(header);
+  return match ? match[1]! : '';
+}
+
+async function apiKeyFromToken(ctx: AuthContext, token: string): Promise<ApiKeyPrincipal | null> {
+  const prefix = parseApiKeyShape(token);
+  if (prefix === null) return null;
+  const record = await findApiKeyByPrefix(ctx.db, prefix);
+  if (record === null || record.revoked) return null;
+  const verdict = verifyApiKey(ctx.keyring, token, { keyId: record.hashKeyId, hash: record.hash });
+  if (verdict === false) return null;
+  await recordUse(ctx, record, token, verdict);
+  return {
+    kind: 'api-key',
+    keyId: record.id,
+    prefix: record.prefix,
+    projectId: record.projectId,
+    environmentId: record.environmentId,
+    environmentName: record.environmentName,
+  };
+}
+
+async function recordUse(ctx: AuthContext, record: ApiKeyRecord, token: string, verdict: 'current' | 'previous') {
+  if (verdict === 'previous') await rehashApiKey(ctx.db, record, hashApiKey(ctx.keyring, token, 'current'));
+  await touchApiKey(ctx.db, record);
+}
+
+/** Ingestion: an API key only, never throttled (event protocol 1.4). */
+export async function requireApiKey(request: FastifyRequest, ctx: AuthContext): Promise<ApiKeyPrincipal> {
+  const token = bearerToken(request.headers.authorization);
+  if (!token) throw errors.unauthorized();
+  const principal = await apiKeyFromToken(ctx, token);
+  if (principal === null) throw errors.unauthorized();
+  return principal;
+}
+
+type Verdict = { kind: 'api-key'; principal: ApiKeyPrincipal } | { kind: 'admin' };
+
+/**
+ * The throttled credential check of every route that accepts the admin token (section 5):
+ * the lock is checked before any credential; while locked only a valid API key on a read
+ * route gets through; every refusal is counted against the source address.
+ */
+async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
+  const token = bearerToken(request.headers.authorization);
+  if (token === null) throw errors.unauthorized();
+  const address = resolveClientAddress(
+    request.raw.socket.remoteAddress ?? '',
+    headerValue(request.headers['x-forwarded-for']),
+    ctx.trustedProxyCount,
+  );
+  const key = throttleKey(address);
+  const state = ctx.throttle.check(key, ctx.now());
+  if (state.locked) {
+    const principal = acceptApiKey && token ? await apiKeyFromToken(ctx, token) : null;
+    if (principal) return { kind: 'api-key', principal };
+    throw new AppError(429, 'too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
+      'retry-after': String(state.retryAfterSeconds),
+    });
+  }
+  if (token && adminTokenMatches(ctx.adminToken, token)) return { kind: 'admin' };
+  if (token && acceptApiKey) {
+    const principal = await apiKeyFromToken(ctx, token);
+    if (principal) return { kind: 'api-key', principal };
+  }
+  ctx.throttle.recordFailure(key, ctx.now());
+  throw errors.unauthorized();
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+/** Project selection for the admin token (section 5). */
+export async function selectProject(request: FastifyRequest, db: Queryable): Promise<string> {
+  const header = headerValue(request.headers['x-service-project-id'])?.trim();
+  if (header === undefined || header === '') {
+    const sole = await soleProjectId(db);
+    if (sole === null) throw errors.projectNotFound();
+    return sole;
+  }
+  if (!isUuid(header)) throw errors.projectNotFound();
+  const project = await findProjectById(db, header.toLowerCase());
+  if (project === null) throw errors.projectNotFound();
+  return project.id;
+}
+
+/** Read routes: an API key (its own environment) or the admin token (a whole project). */
+export async function requireReader(request: FastifyRequest, ctx: AuthContext): Promise<ReadScope> {
+  const verdict = await checkThrottled(request, ctx, true);
+  if (verdict.kind === 'api-key') {
+    const p = verdict.principal;
+    return { projectId: p.projectId, environmentId: p.environmentId, environmentName: p.environmentName };
+  }
+  return { projectId: await selectProject(request, ctx.db), environmentId: null, environmentName: null };
+}
+
+/** Admin-only routes: an API key is refused with 401 and counted like any refusal. */
+export async function requireAdmin(request: FastifyRequest, ctx: AuthContext): Promise<void> {
+  const verdict = await checkThrottled(request, ctx, false);
+  if (verdict.kind !== 'admin') throw errors.unauthorized();
+}
+
+export async function requireAdminProject(request: FastifyRequest, ctx: AuthContext): Promise<string> {
+  await requireAdmin(request, ctx);
+  return selectProject(request, ctx.db);
+}

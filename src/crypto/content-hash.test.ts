@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { createKeyring } from './keyring.ts';
+import { contentHash, contentHashMatches } from './content-hash.ts';
+
+const KEY_ONE = 'jtrace test key one, not a real key';
+const KEY_TWO = 'jtrace test key two, not a real key';
+const CANONICAL = '{"entity":{"id":"1","type":"t"},"id":"evt_1"}';
+
+describe('content hash', () => {
+  it('hashes under the current key and matches only the same canonical form', () => {
+    const ring = createKeyring({ current: KEY_ONE });
+    const stored = contentHash(ring, CANONICAL);
+    expect(stored.keyId).toBe(ring.currentKeyId);
+    expect(stored.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(contentHashMatches(ring, CANONICAL, stored)).toBe(true);
+    expect(contentHashMatches(ring, CANONICAL.replace('evt_1', 'evt_2'), stored)).toBe(false);
+  });
+
+  it('compares under the key the stored hash names (previous key still configured)', () => {
+    const stored = contentHash(createKeyring({ current: KEY_TWO }), CANONICAL);
+    const rotated = createKeyring({ current: KEY_ONE, previous: KEY_TWO });
+    expect(contentHashMatches(rotated, CANONICAL, stored)).toBe(true);
+    expect(contentHashMatches(rotated, '{}', stored)).toBe(false);
+  });
+
+  it("answers 'key_missing' once the key that wrote it is removed", () => {
+    const stored = contentHash(createKeyring({ current: KEY_TWO }), CANONICAL);
+    expect(contentHashMatches(createKeyring({ current: KEY_ONE }), CANONICAL, stored)).toBe('key_missing');
+  });
+
+  it('treats a malformed stored hash as a mismatch', () => {
+    const ring = createKeyring({ current: KEY_ONE });
+    expect(contentHashMatches(ring, CANONICAL, { keyId: ring.currentKeyId, hash: 'abc' })).toBe(false);
+  });
+});

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from './errors.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function malformed(): AppError {
+  return new AppError(400, 'malformed_json', 'The body is not valid JSON.');
+}
+
+/**
+ * JSON.parse, not Fastify's default parser: the protocol keeps `__proto__` and `constructor`
+ * as ordinary own keys (JSON.parse defines them as own properties), keeps the last of repeated
+ * keys and reads numbers as doubles. Invalid UTF-8 is refused rather than replaced.
+ */
+export function parseJsonBody(body: Buffer): unknown {
+  if (body.length === 0) throw malformed();
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    throw malformed();
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw malformed();
+  }
+}
+
+export function registerBodyParsers(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(/^application\/json(\s*;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  // text/plain is read as a JSON string: never an envelope, so routes refuse it by shape.
+  app.addContentTypeParser(/^text\/plain(\s*;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
+    done(null, body);
+  });
+}

@@ -1,0 +1,84 @@
+import pino from 'pino';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config/config.ts';
+import { createKeyring } from './crypto/keyring.ts';
+import { migrate } from './db/migrate.ts';
+import { readBuildInfo } from './health/build-info.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import { startMetricsServer } from './metrics/server.ts';
+import { DEFAULT_DATA_DIR, openDatabase } from './runtime/database.ts';
+import { resolveSecrets } from './runtime/secrets.ts';
+
+/** In-flight requests get this long to finish at shutdown before connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`jtrace: configuration error: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = pino({ level: config.logLevel, base: { service: 'jtrace' } });
+  const secrets = resolveSecrets(config, DEFAULT_DATA_DIR);
+  const keyring = createKeyring({ current: secrets.encryptionKey, previous: secrets.encryptionKeyPrevious });
+
+  const database = await openDatabase(config, { applicationName: 'jtrace-server' });
+  const embedded = database.embedded !== null;
+  if (embedded) {
+    // Embedded mode applies migrations itself; production runs `jtrace migrate` before a deploy.
+    const applied = await migrate(database.pool);
+    if (applied.length > 0) logger.info({ applied: applied.map((m) => m.version) }, 'migrations applied');
+  }
+  const effectiveConfig = {
+    ...config,
+    replayAllowedHosts: config.replayAllowedHosts ?? (embedded ? ['localhost', '127.0.0.1'] : []),
+  };
+
+  const metrics = createMetrics(database.pool);
+  const app = await buildApp({
+    config: effectiveConfig,
+    pool: database.pool,
+    keyring,
+    adminToken: secrets.adminToken,
+    logger,
+    metrics,
+    build: readBuildInfo(),
+  });
+  await app.listen({ host: config.host, port: config.port });
+  const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.host, config.metricsPort);
+  if (secrets.generatedFile !== null) {
+    logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
+  }
+  logger.info({ url: `http://${config.host}:${config.port}`, embeddedDatabase: embedded }, 'jtrace is listening');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    force.unref();
+    try {
+      await app.close();
+      await metricsServer?.close();
+      await database.close();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: { type: (error as Error).name } }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`jtrace: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Pool } from '../db/pool.ts';
+
+/** The seven methods jtrace answers; anything else is counted as `other`. */
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+
+export function methodLabel(method: string): string {
+  return METHODS.has(method) ? method : 'other';
+}
+
+/** Every series is declared here once, with fixed label names (interface spec, Metrics). */
+export function createMetrics(pool?: Pool) {
+  const registry = new Registry();
+  const httpRequests = new Counter({
+    name: 'service_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'service_http_request_duration_seconds',
+    help: 'HTTP request duration in seconds, by method and route pattern.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const events = new Counter({
+    name: 'service_events_total',
+    help: 'Ingested events by result (dry runs are not counted).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  for (const result of ['accepted', 'duplicate', 'rejected']) events.inc({ result }, 0);
+  const queryTimeouts = new Counter({
+    name: 'service_query_timeouts_total',
+    help: 'Statements cancelled by the statement timeout, by route pattern.',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'service_db_pool_connections',
+    help: 'Database pool connections by state.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    // Read at scrape time, so the gauge is never stale.
+    collect() {
+      this.set({ state: 'used' }, pool ? pool.totalCount - pool.idleCount : 0);
+      this.set({ state: 'free' }, pool ? pool.idleCount : 0);
+      this.set({ state: 'pending' }, pool ? pool.waitingCount : 0);
+    },
+  });
+  const retentionRuns = new Counter({
+    name: 'service_retention_sweep_runs_total',
+    help: 'Retention sweeps by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of ['completed', 'locked', 'stopped_early', 'failed']) retentionRuns.inc({ outcome }, 0);
+  const retentionDeleted = new Counter({
+    name: 'service_retention_journeys_deleted_total',
+    help: 'Journeys deleted by retention sweeps.',
+    registers: [registry],
+  });
+  const retentionLastSuccess = new Gauge({
+    name: 'service_retention_last_success_timestamp_seconds',
+    help: 'Unix time of the last retention sweep that completed.',
+    registers: [registry],
+  });
+  const unreadableValues = new Gauge({
+    name: 'service_unreadable_values',
+    help: 'Stored values no configured encryption key can read, by table.',
+    labelNames: ['table'] as const,
+    registers: [registry],
+  });
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpRequests,
+    httpDuration,
+    events,
+    queryTimeouts,
+    retentionRuns,
+    retentionDeleted,
+    retentionLastSuccess,
+    unreadableValues,
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
