@@ -14,6 +14,9 @@ import { assertWellEncodedUrl, rawQueryString } from './http/query.ts';
 import { FailedCredentialThrottle } from './http/throttle.ts';
 import { methodLabel, type Metrics } from './metrics/metrics.ts';
 import { registerProjectRoutes } from './projects/routes.ts';
+import { registerIngestRoutes } from './ingest/routes.ts';
+import { registerReadRoutes } from './query/routes.ts';
+import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 
 export interface AppDeps {
   config: Config;
@@ -89,6 +92,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, { pool: deps.pool, build: deps.build });
   registerProjectRoutes(app, auth);
+  registerIngestRoutes(app, {
+    pool: deps.pool,
+    keyring: deps.keyring,
+    logger: deps.logger,
+    micros: deps.now ? microsFromMillis(deps.now) : systemMicros,
+    allowFullPayloadCapture: deps.config.allowFullPayloadCapture,
+    maxEventPayloadBytes: deps.config.maxEventPayloadBytes,
+    auth,
+    metrics: deps.metrics,
+  });
+  registerReadRoutes(app, { auth, keyring: deps.keyring });
 
   return app;
 }

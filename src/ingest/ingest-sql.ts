@@ -1,0 +1,291 @@
+import type { Queryable } from '../db/pool.ts';
+import type { JourneyState, TimelineKey } from './journey-summary.ts';
+
+/**
+ * The set-based statements of one ingestion transaction: a batch costs a fixed handful of
+ * round trips whatever its size. Rows travel as one JSON array each (jsonb_to_recordset).
+ * Instants with microseconds travel as integers so nothing is lost to float rounding.
+ */
+
+const MICROS = `timestamptz 'epoch' + %s * interval '1 microsecond'`;
+const micros = (column: string) => MICROS.replace('%s', column);
+const epochMs = (column: string) => `floor(extract(epoch from ${column}) * 1000)::int8`;
+const epochUs = (column: string) => `floor(extract(epoch from ${column}) * 1000000)::int8`;
+
+export interface LockedJourney {
+  id: string;
+  environmentId: string;
+  state: JourneyState;
+}
+
+interface JourneyRecord {
+  id: string;
+  environment_id: string;
+  status: JourneyState['status'];
+  event_count: number;
+  started_ms: number;
+  last_ms: number;
+  completed_ms: number | null;
+  services: string[];
+  label: string | null;
+  label_ts: number | null;
+  label_us: number | null;
+  label_event_id: string | null;
+  last_step: string | null;
+  last_step_ts: number | null;
+  last_step_us: number | null;
+  last_step_event_id: string | null;
+  failed_step: string | null;
+  failed_ts: number | null;
+  failed_us: number | null;
+  failed_event_id: string | null;
+}
+
+function key(ts: number | null, us: number | null, id: string | null): TimelineKey | null {
+  return ts === null || us === null || id === null ? null : { timestampMs: ts, receivedAtUs: us, eventId: id };
+}
+
+/** Locks the batch's existing journeys in id order, so concurrent batches never deadlock. */
+export async function lockJourneys(db: Queryable, projectId: string, ids: string[]): Promise<Map<string, LockedJourney>> {
+  const result = await db.query<JourneyRecord>(
+    `SELECT id, environment_id, status, event_count, ${epochMs('started_at')} AS started_ms, ${epochMs('last_event_at')} AS last_ms,
+            ${epochMs('completed_at')} AS completed_ms, services,
+            label, ${epochMs('label_event_ts')} AS label_ts, ${epochUs('label_event_received_at')} AS label_us, label_event_id,
+            last_step, ${epochMs('last_step_event_ts')} AS last_step_ts, ${epochUs('last_step_received_at')} AS last_step_us, last_step_event_id,
+            failed_step, ${epochMs('failed_event_ts')} AS failed_ts, ${epochUs('failed_event_received_at')} AS failed_us, failed_event_id
+       FROM journeys WHERE project_id = $1 AND id = ANY($2::text[]) ORDER BY id COLLATE "C" FOR UPDATE`,
+    [projectId, ids],
+  );
+  return new Map(
+    result.rows.map((row) => [
+      row.id,
+      {
+        id: row.id,
+        environmentId: row.environment_id,
+        state: {
+          status: row.status,
+          eventCount: row.event_count,
+          startedAtMs: row.started_ms,
+          lastEventAtMs: row.last_ms,
+          completedAtMs: row.completed_ms,
+          services: row.services,
+          label: row.label,
+          labelKey: key(row.label_ts, row.label_us, row.label_event_id),
+          lastStep: row.last_step,
+          lastStepKey: key(row.last_step_ts, row.last_step_us, row.last_step_event_id),
+          failedStep: row.failed_step,
+          failedKey: key(row.failed_ts, row.failed_us, row.failed_event_id),
+        },
+      },
+    ]),
+  );
+}
+
+export interface ExistingEvent {
+  id: string;
+  journeyId: string;
+  hash: string;
+  keyId: string;
+}
+
+export async function findEvents(db: Queryable, projectId: string, ids: string[]): Promise<Map<string, ExistingEvent>> {
+  const result = await db.query<ExistingEvent>(
+    `SELECT id, journey_id AS "journeyId", content_hash AS hash, content_hash_key_id AS "keyId"
+       FROM events WHERE project_id = $1 AND id = ANY($2::text[])`,
+    [projectId, ids],
+  );
+  return new Map(result.rows.map((row) => [row.id, row]));
+}
+
+export interface ExistingAlias {
+  id: number;
+  journeyId: string;
+  type: string;
+  token: string;
+  displayable: boolean;
+}
+
+export async function findAliases(db: Queryable, projectId: string, journeyIds: string[]): Promise<ExistingAlias[]> {
+  const result = await db.query<ExistingAlias>(
+    `SELECT id, journey_id AS "journeyId", alias_type AS type, token, displayable
+       FROM journey_aliases WHERE project_id = $1 AND journey_id = ANY($2::text[])`,
+    [projectId, journeyIds],
+  );
+  return result.rows;
+}
+
+/** The summary columns of a journey, flattened for jsonb_to_recordset. */
+export function summaryRecord(id: string, state: JourneyState) {
+  return {
+    id,
+    status: state.status,
+    event_count: state.eventCount,
+    started_ms: state.startedAtMs,
+    last_ms: state.lastEventAtMs,
+    completed_ms: state.completedAtMs,
+    services: state.services,
+    label: state.label,
+    label_ts: state.labelKey?.timestampMs ?? null,
+    label_us: state.labelKey?.receivedAtUs ?? null,
+    label_event_id: state.labelKey?.eventId ?? null,
+    last_step: state.lastStep,
+    last_step_ts: state.lastStepKey?.timestampMs ?? null,
+    last_step_us: state.lastStepKey?.receivedAtUs ?? null,
+    last_step_event_id: state.lastStepKey?.eventId ?? null,
+    failed_step: state.failedStep,
+    failed_ts: state.failedKey?.timestampMs ?? null,
+    failed_us: state.failedKey?.receivedAtUs ?? null,
+    failed_event_id: state.failedKey?.eventId ?? null,
+  };
+}
+
+const SUMMARY_RECORD_COLUMNS = `id text, status text, event_count int, started_ms int8, last_ms int8, completed_ms int8,
+  services text[], label text, label_ts int8, label_us int8, label_event_id text, last_step text, last_step_ts int8,
+  last_step_us int8, last_step_event_id text, failed_step text, failed_ts int8, failed_us int8, failed_event_id text`;
+
+const ms = (column: string) => micros(`(${column} * 1000)`);
+
+/** Inserts new journeys; returns the ids actually inserted (fewer means a concurrent creator). */
+export async function insertJourneys(
+  db: Queryable,
+  projectId: string,
+  rows: Array<ReturnType<typeof summaryRecord> & { environment_id: string; entity_type: string; entity_id_encrypted: string }>,
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const result = await db.query(
+    `INSERT INTO journeys (project_id, id, environment_id, entity_type, entity_id_encrypted, status, event_count,
+        started_at, last_event_at, completed_at, services, label, label_event_ts, label_event_received_at, label_event_id,
+        last_step, last_step_event_ts, last_step_received_at, last_step_event_id,
+        failed_step, failed_event_ts, failed_event_received_at, failed_event_id)
+     SELECT $1, r.id, r.environment_id, r.entity_type, r.entity_id_encrypted, r.status, r.event_count,
+        ${ms('r.started_ms')}, ${ms('r.last_ms')}, ${ms('r.completed_ms')}, r.services, r.label, ${ms('r.label_ts')}, ${micros('r.label_us')}, r.label_event_id,
+        r.last_step, ${ms('r.last_step_ts')}, ${micros('r.last_step_us')}, r.last_step_event_id,
+        r.failed_step, ${ms('r.failed_ts')}, ${micros('r.failed_us')}, r.failed_event_id
+       FROM jsonb_to_recordset($2::jsonb) AS r(${SUMMARY_RECORD_COLUMNS}, environment_id uuid, entity_type text, entity_id_encrypted text)
+     ON CONFLICT (project_id, id) DO NOTHING`,
+    [projectId, JSON.stringify(rows)],
+  );
+  return result.rowCount ?? 0;
+}
+
+export async function updateJourneys(db: Queryable, projectId: string, rows: Array<ReturnType<typeof summaryRecord>>): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `UPDATE journeys j SET status = r.status, event_count = r.event_count, started_at = ${ms('r.started_ms')},
+        last_event_at = ${ms('r.last_ms')}, completed_at = ${ms('r.completed_ms')}, services = r.services,
+        label = r.label, label_event_ts = ${ms('r.label_ts')}, label_event_received_at = ${micros('r.label_us')}, label_event_id = r.label_event_id,
+        last_step = r.last_step, last_step_event_ts = ${ms('r.last_step_ts')}, last_step_received_at = ${micros('r.last_step_us')},
+        last_step_event_id = r.last_step_event_id, failed_step = r.failed_step, failed_event_ts = ${ms('r.failed_ts')},
+        failed_event_received_at = ${micros('r.failed_us')}, failed_event_id = r.failed_event_id
+       FROM jsonb_to_recordset($2::jsonb) AS r(${SUMMARY_RECORD_COLUMNS})
+      WHERE j.project_id = $1 AND j.id = r.id`,
+    [projectId, JSON.stringify(rows)],
+  );
+}
+
+export interface NewAliasRow {
+  ref: number;
+  journey_id: string;
+  alias_type: string;
+  value_encrypted: string;
+  token: string;
+  token_key_id: string;
+  displayable: boolean;
+  display_value: string | null;
+}
+
+/** Inserts new aliases in batch order (refs increase with it, so ids keep first-stored order); returns ref → id. */
+export async function insertAliases(db: Queryable, projectId: string, rows: NewAliasRow[]): Promise<Map<number, number>> {
+  if (rows.length === 0) return new Map();
+  const result = await db.query<{ id: number; ref: number }>(
+    `WITH input AS (
+       SELECT r.* FROM jsonb_to_recordset($2::jsonb) AS r(ref int, journey_id text, alias_type text,
+         value_encrypted text, token text, token_key_id text, displayable boolean, display_value text)
+     ), inserted AS (
+       INSERT INTO journey_aliases (project_id, journey_id, alias_type, value_encrypted, token, token_key_id, displayable, display_value)
+       SELECT $1, journey_id, alias_type, value_encrypted, token, token_key_id, displayable, display_value FROM input ORDER BY ref
+       RETURNING id, journey_id, alias_type, token
+     )
+     SELECT inserted.id, input.ref FROM inserted
+       JOIN input ON input.journey_id = inserted.journey_id AND input.alias_type = inserted.alias_type AND input.token = inserted.token`,
+    [projectId, JSON.stringify(rows)],
+  );
+  return new Map(result.rows.map((row) => [row.ref, row.id]));
+}
+
+/** The every-statement rule: one statement without the listing clears the flag for good. */
+export async function clearAliasDisplay(db: Queryable, projectId: string, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    'UPDATE journey_aliases SET displayable = false, display_value = NULL WHERE project_id = $1 AND id = ANY($2::int8[])',
+    [projectId, ids],
+  );
+}
+
+export interface EventRow {
+  id: string;
+  journey_id: string;
+  environment_id: string;
+  operation: string;
+  name: string;
+  service: string;
+  ts_ms: number;
+  received_us: number;
+  duration_ms: number | null;
+  parent_event_id: string | null;
+  trace_id: string | null;
+  span_id: string | null;
+  message_id: string | null;
+  correlation_id: string | null;
+  has_input: boolean;
+  has_output: boolean;
+  has_error: boolean;
+  input_payload: unknown;
+  output_payload: unknown;
+  payload_diff: unknown;
+  error: unknown;
+  runtime_metadata: unknown;
+  deployment_metadata: unknown;
+  custom_metadata: unknown;
+  stated_alias_ids: number[];
+  content_hash: string;
+  content_hash_key_id: string;
+}
+
+export async function insertEvents(db: Queryable, projectId: string, rows: EventRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `INSERT INTO events (project_id, id, journey_id, environment_id, operation, name, service, event_timestamp, received_at,
+        duration_ms, parent_event_id, trace_id, span_id, message_id, correlation_id, has_input, has_output, has_error,
+        input_payload, output_payload, payload_diff, error, runtime_metadata, deployment_metadata, custom_metadata,
+        stated_alias_ids, content_hash, content_hash_key_id)
+     SELECT $1, r.id, r.journey_id, r.environment_id, r.operation, r.name, r.service, ${ms('r.ts_ms')}, ${micros('r.received_us')},
+        r.duration_ms, r.parent_event_id, r.trace_id, r.span_id, r.message_id, r.correlation_id, r.has_input, r.has_output, r.has_error,
+        r.input_payload, r.output_payload, r.payload_diff, r.error, r.runtime_metadata, r.deployment_metadata, r.custom_metadata,
+        r.stated_alias_ids, r.content_hash, r.content_hash_key_id
+       FROM jsonb_to_recordset($2::jsonb) AS r(id text, journey_id text, environment_id uuid, operation text, name text, service text,
+        ts_ms int8, received_us int8, duration_ms int, parent_event_id text, trace_id text, span_id text, message_id text,
+        correlation_id text, has_input boolean, has_output boolean, has_error boolean, input_payload jsonb, output_payload jsonb,
+        payload_diff jsonb, error jsonb, runtime_metadata jsonb, deployment_metadata jsonb, custom_metadata jsonb,
+        stated_alias_ids int8[], content_hash text, content_hash_key_id text)`,
+    [projectId, JSON.stringify(rows)],
+  );
+}
+
+export interface TokenRow {
+  token: string;
+  journey_id: string;
+  kind: string;
+  key_id: string;
+}
+
+export async function insertSearchTokens(db: Queryable, projectId: string, rows: TokenRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `INSERT INTO search_tokens (project_id, token, journey_id, kind, key_id)
+     SELECT DISTINCT $1::uuid, r.token, r.journey_id, r.kind, r.key_id
+       FROM jsonb_to_recordset($2::jsonb) AS r(token text, journey_id text, kind text, key_id text)
+     ON CONFLICT DO NOTHING`,
+    [projectId, JSON.stringify(rows)],
+  );
+}

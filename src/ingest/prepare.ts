@@ -1,0 +1,136 @@
+import { contentHash, type StoredContentHash } from '../crypto/content-hash.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { ErrorDetail } from '../http/errors.ts';
+import { canonicalEventJson } from './canonical-json.ts';
+import { applyCapture, type CapturableEvent, type CaptureResult, type CaptureSettings } from './capture/capture.ts';
+import { classifyEvent, validateEnvelope, type ValidEvent } from './envelope.ts';
+import { computePayloadDiff, type PayloadDiff } from './payload-diff.ts';
+import { findUnstorable, hasUnpairedSurrogate } from './storability.ts';
+import { checkStructuralLimits } from './structural-limits.ts';
+
+/**
+ * Everything of ingestion that needs no database (event protocol 2.7 steps 1 to 6), done in
+ * memory per event so that a batch reaches the database as a few set-based statements.
+ */
+
+export interface Refusal {
+  code: string;
+  httpStatus: number;
+  message: string;
+  details?: ErrorDetail[];
+}
+
+export interface PreparedEvent {
+  event: ValidEvent;
+  hash: StoredContentHash;
+  canonical: string;
+  capture: CaptureResult;
+  payloadDiff: PayloadDiff | null;
+  /** Path of a value that cannot be stored; refused only after the duplicate check (2.7). */
+  unstorablePath: string | null;
+}
+
+export type Preparation =
+  | { ok: true; prepared: PreparedEvent }
+  | { ok: false; refusal: Refusal; eventId: string | null };
+
+export interface PrepareContext {
+  keyring: Keyring;
+  environmentName: string;
+  capture: CaptureSettings;
+  allowFullPayloadCapture: boolean;
+  maxEventPayloadBytes: number;
+}
+
+/** 8.1: a rejected result carries the sent id when it is a string of 1 to 128 units. */
+export function readableEventId(envelope: unknown): string | null {
+  const event = (envelope as { event?: unknown } | null)?.event;
+  const id = typeof event === 'object' && event !== null ? (event as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id.length >= 1 && [...id].length <= 128 ? id : null;
+}
+
+function refuse(envelope: unknown, code: string, httpStatus: number, message: string, details?: ErrorDetail[]): Preparation {
+  return {
+    ok: false,
+    eventId: readableEventId(envelope),
+    refusal: { code, httpStatus, message, ...(details && details.length > 0 ? { details } : {}) },
+  };
+}
+
+/** Values stored in the clear must hold no NUL and no unpaired surrogate (2.7 step 6). */
+function findUnstorableField(event: ValidEvent, capture: CaptureResult): string | null {
+  const clear: Array<[string, unknown]> = [
+    ['event.id', event.id],
+    ['event.journeyId', event.journeyId],
+    ['event.service', event.service],
+    ['event.entity.type', event.entity.type],
+    ['event.name', event.name],
+    ['event.journeyLabel', event.journeyLabel],
+    ['event.parentEventId', event.parentEventId],
+    ['event.traceId', event.traceId],
+    ['event.spanId', event.spanId],
+    ['event.messageId', event.messageId],
+    ['event.correlationId', event.correlationId],
+    ['event.aliases', event.aliases ? Object.keys(event.aliases) : undefined],
+    ['event.input', capture.inputPayload],
+    ['event.output', capture.outputPayload],
+    ['event.error', capture.error],
+    ['event.runtime', capture.runtimeMetadata],
+    ['event.deployment', capture.deploymentMetadata],
+    ['event.metadata', capture.customMetadata],
+  ];
+  for (const [path, value] of clear) {
+    if (value === undefined || value === null) continue;
+    const found = findUnstorable(value, path);
+    if (found !== null) return found;
+  }
+  // Encrypted values may hold NUL, but UTF-8 cannot carry an unpaired surrogate.
+  if (hasUnpairedSurrogate(event.entity.id)) return 'event.entity.id';
+  for (const [type, value] of Object.entries(event.aliases ?? {})) {
+    if (hasUnpairedSurrogate(value)) return `event.aliases.${type}`;
+  }
+  return null;
+}
+
+export function prepareEvent(envelope: unknown, ctx: PrepareContext): Preparation {
+  const structural = checkStructuralLimits(envelope, ctx.maxEventPayloadBytes);
+  if (structural !== null) return refuse(envelope, structural.code, 400, structural.message, structural.details);
+
+  const validated = validateEnvelope(envelope);
+  if (!validated.ok) return refuse(envelope, validated.code, 400, validated.message, validated.details);
+  const event = validated.event;
+
+  if (event.environment !== ctx.environmentName) {
+    return refuse(envelope, 'unauthorized_environment', 403, "The event names an environment this key cannot write to.", [
+      { path: 'event.environment', message: 'not the environment of the API key' },
+    ]);
+  }
+
+  const canonical = canonicalEventJson(event);
+  // The validated runtime/deployment objects are plain records; capture reads them as such.
+  const capture = applyCapture(event as unknown as CapturableEvent, ctx.capture, ctx.allowFullPayloadCapture);
+  const payloadDiff =
+    capture.hasInput && capture.hasOutput ? computePayloadDiff(capture.inputPayload, capture.outputPayload) : null;
+  return {
+    ok: true,
+    prepared: {
+      event,
+      hash: contentHash(ctx.keyring, canonical),
+      canonical,
+      capture,
+      payloadDiff,
+      unstorablePath: findUnstorableField(event, capture),
+    },
+  };
+}
+
+export function unstorableRefusal(path: string): Refusal {
+  return {
+    code: 'unstorable_payload',
+    httpStatus: 400,
+    message: 'A value holds a NUL character or an unpaired surrogate and cannot be stored.',
+    details: [{ path, message: 'NUL or unpaired surrogate' }],
+  };
+}
+
+export { classifyEvent };

@@ -1,0 +1,102 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { requireApiKey, type AuthContext } from '../auth/credentials.ts';
+import { AppError } from '../http/errors.ts';
+import { parseQuery } from '../http/query.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import { findEnvironment } from '../projects/environments-sql.ts';
+import { dryRunEvents, ingestEvents, type EventResult, type IngestDeps, type IngestScope } from './ingest-service.ts';
+import { MAX_BATCH_EVENTS, requestBodyLimitBytes } from './limits.ts';
+
+function malformed(): AppError {
+  return new AppError(400, 'malformed_json', 'The body is not valid JSON.');
+}
+
+/** 8.1: the wire shape of one batch result. */
+function wireResult(result: EventResult) {
+  if (result.status === 'accepted') {
+    return {
+      eventId: result.eventId,
+      status: result.status,
+      duplicate: result.duplicate,
+      ...(result.stored ? { stored: result.stored } : {}),
+    };
+  }
+  return {
+    eventId: result.eventId,
+    status: result.status,
+    error: {
+      code: result.error.code,
+      message: result.error.message,
+      httpStatus: result.error.httpStatus,
+      ...(result.error.details ? { details: result.error.details } : {}),
+    },
+  };
+}
+
+export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { auth: AuthContext; metrics: Metrics }): void {
+  const bodyLimit = requestBodyLimitBytes(deps.maxEventPayloadBytes);
+
+  /** Body size is answered before the media type (event protocol 1.5), so check the header first. */
+  const checkDeclaredSize = async (request: FastifyRequest) => {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > bodyLimit) {
+      throw new AppError(413, 'payload_too_large', 'The request body is larger than allowed.');
+    }
+  };
+
+  const scopeFor = async (request: FastifyRequest): Promise<IngestScope> => {
+    const principal = await requireApiKey(request, deps.auth);
+    const environment = await findEnvironment(deps.pool, principal.projectId, principal.environmentName);
+    if (!environment) throw new AppError(401, 'unauthorized', 'The credential was refused.');
+    return { projectId: principal.projectId, environment };
+  };
+
+  const count = (results: EventResult[]) => {
+    for (const result of results) {
+      const label = result.status === 'rejected' ? 'rejected' : result.duplicate ? 'duplicate' : 'accepted';
+      deps.metrics.events.inc({ result: label });
+    }
+  };
+
+  app.post('/v1/events', { bodyLimit, onRequest: checkDeclaredSize }, async (request, reply) => {
+    if (request.body === undefined) throw malformed();
+    parseQuery(request.raw.url ?? '', []);
+    const scope = await scopeFor(request);
+    const [result] = await ingestEvents(deps, scope, [request.body], 'single');
+    count([result!]);
+    if (result!.status === 'rejected') {
+      const { code, httpStatus, message, details } = result!.error;
+      throw new AppError(httpStatus, code as never, message, details);
+    }
+    return reply.status(202).send({
+      data: { eventId: result!.eventId, journeyId: result!.journeyId, status: 'accepted', duplicate: result!.duplicate },
+    });
+  });
+
+  app.post('/v1/events/batch', { bodyLimit, onRequest: checkDeclaredSize }, async (request, reply) => {
+    if (request.body === undefined) throw malformed();
+    const query = parseQuery(request.raw.url ?? '', ['dryRun']);
+    if (query.dryRun !== undefined && query.dryRun !== 'true' && query.dryRun !== 'false') {
+      throw new AppError(400, 'invalid_query', 'dryRun must be true or false.', [{ path: 'dryRun', message: 'must be true or false' }]);
+    }
+    const dryRun = query.dryRun === 'true';
+    const scope = await scopeFor(request);
+    const body = request.body as { events?: unknown } | null;
+    const events = typeof body === 'object' && body !== null && !Array.isArray(body) ? body.events : undefined;
+    if (!Array.isArray(events)) {
+      throw new AppError(400, 'invalid_event', 'The body must be an object with an events array.', [
+        { path: 'events', message: 'must be an array' },
+      ]);
+    }
+    if (events.length > MAX_BATCH_EVENTS) {
+      throw new AppError(400, 'payload_too_large', `A batch holds at most ${MAX_BATCH_EVENTS} events.`);
+    }
+    if (dryRun) {
+      const results = await dryRunEvents(deps, scope, events);
+      return reply.status(200).send({ data: { dryRun: true, results: results.map(wireResult) } });
+    }
+    const results = await ingestEvents(deps, scope, events, 'batch');
+    count(results);
+    return reply.status(202).send({ data: { results: results.map(wireResult) } });
+  });
+}

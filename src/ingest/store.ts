@@ -1,0 +1,288 @@
+import { contentHashMatches } from '../crypto/content-hash.ts';
+import { encryptField } from '../crypto/field-encryption.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import { searchTokenForWrite, searchTokensForLookup } from '../crypto/search-tokens.ts';
+import type { Queryable } from '../db/pool.ts';
+import { normalizeIdentifier } from './aliases.ts';
+import { classifyEvent } from './envelope.ts';
+import {
+  clearAliasDisplay,
+  findAliases,
+  findEvents,
+  insertAliases,
+  insertEvents,
+  insertJourneys,
+  insertSearchTokens,
+  lockJourneys,
+  summaryRecord,
+  updateJourneys,
+  type EventRow,
+  type ExistingAlias,
+  type NewAliasRow,
+  type TokenRow,
+} from './ingest-sql.ts';
+import { applyEvent, newJourneyState, type JourneyState, type SummaryEvent } from './journey-summary.ts';
+import { unstorableRefusal, type PreparedEvent, type Refusal } from './prepare.ts';
+
+/** Thrown when a concurrent transaction created a journey or event first: retry the batch. */
+export class ConcurrentWriteError extends Error {}
+
+export interface StoreScope {
+  projectId: string;
+  environmentId: string;
+}
+
+export type StoreVerdict =
+  | { status: 'accepted'; eventId: string; journeyId: string; duplicate: boolean }
+  | { status: 'rejected'; eventId: string; refusal: Refusal };
+
+export interface StoreInput {
+  prepared: PreparedEvent;
+  receivedAtUs: number;
+}
+
+interface WorkingJourney {
+  state: JourneyState;
+  environmentId: string;
+  isNew: boolean;
+  changed: boolean;
+  entityType: string;
+  entityId: string;
+}
+
+interface AliasSlot {
+  /** Existing row id, or null until a new row is inserted. */
+  id: number | null;
+  ref: number;
+  journeyId: string;
+  type: string;
+  tokens: Set<string>;
+  displayable: boolean;
+}
+
+function journeyMismatch(): Refusal {
+  return {
+    code: 'journey_environment_mismatch',
+    httpStatus: 409,
+    message: 'The journey belongs to another environment.',
+  };
+}
+
+function eventIdConflict(): Refusal {
+  return {
+    code: 'event_id_conflict',
+    httpStatus: 409,
+    message: 'An event with this id is stored with different content.',
+  };
+}
+
+/**
+ * Stores prepared events of one project environment in the caller's transaction: verdicts are
+ * decided per event in memory in batch order (each event sees the earlier ones), then written
+ * with a fixed number of set-based statements.
+ */
+export async function storeEvents(
+  db: Queryable,
+  keyring: Keyring,
+  scope: StoreScope,
+  inputs: StoreInput[],
+): Promise<StoreVerdict[]> {
+  const journeyIds = [...new Set(inputs.map((input) => input.prepared.event.journeyId))];
+  const locked = await lockJourneys(db, scope.projectId, journeyIds);
+  const existingEvents = await findEvents(db, scope.projectId, [...new Set(inputs.map((i) => i.prepared.event.id))]);
+  const aliasSlots = (await findAliases(db, scope.projectId, [...locked.keys()])).map(slotFromRow);
+
+  const journeys = new Map<string, WorkingJourney>();
+  for (const [id, row] of locked) {
+    journeys.set(id, { state: row.state, environmentId: row.environmentId, isNew: false, changed: false, entityType: '', entityId: '' });
+  }
+  const batchEvents = new Map<string, { hash: PreparedEvent['hash']; canonical: string }>();
+  const verdicts: StoreVerdict[] = [];
+  const eventRows: Array<{ row: EventRow; slots: AliasSlot[] }> = [];
+  const tokens: TokenRow[] = [];
+  const clearedAliasIds = new Set<number>();
+  const newAliases: NewAliasRow[] = [];
+  let nextRef = 1;
+
+  const addToken = (value: string | undefined, journeyId: string, kind: string) => {
+    if (value === undefined) return;
+    const normalized = normalizeIdentifier(value);
+    if (normalized === '') return;
+    const token = searchTokenForWrite(keyring, normalized);
+    tokens.push({ token: token.token, journey_id: journeyId, kind, key_id: token.keyId });
+  };
+
+  for (const { prepared, receivedAtUs } of inputs) {
+    const event = prepared.event;
+    const journey = journeys.get(event.journeyId);
+    if (journey && journey.environmentId !== scope.environmentId) {
+      verdicts.push({ status: 'rejected', eventId: event.id, refusal: journeyMismatch() });
+      continue;
+    }
+    const stored = existingEvents.get(event.id);
+    if (stored) {
+      const same = contentHashMatches(keyring, prepared.canonical, { keyId: stored.keyId, hash: stored.hash }) === true;
+      verdicts.push(
+        same
+          ? { status: 'accepted', eventId: event.id, journeyId: event.journeyId, duplicate: true }
+          : { status: 'rejected', eventId: event.id, refusal: eventIdConflict() },
+      );
+      continue;
+    }
+    const earlier = batchEvents.get(event.id);
+    if (earlier) {
+      verdicts.push(
+        earlier.canonical === prepared.canonical
+          ? { status: 'accepted', eventId: event.id, journeyId: event.journeyId, duplicate: true }
+          : { status: 'rejected', eventId: event.id, refusal: eventIdConflict() },
+      );
+      continue;
+    }
+    if (prepared.unstorablePath !== null) {
+      verdicts.push({ status: 'rejected', eventId: event.id, refusal: unstorableRefusal(prepared.unstorablePath) });
+      continue;
+    }
+
+    const summaryEvent: SummaryEvent = {
+      key: { timestampMs: event.timestampMs, receivedAtUs, eventId: event.id },
+      name: event.name,
+      service: event.service,
+      eventClass: classifyEvent(event),
+      ...(event.journeyLabel !== undefined ? { journeyLabel: event.journeyLabel } : {}),
+    };
+    let working = journey;
+    if (!working) {
+      working = {
+        state: newJourneyState(summaryEvent),
+        environmentId: scope.environmentId,
+        isNew: true,
+        changed: true,
+        entityType: event.entity.type,
+        entityId: event.entity.id,
+      };
+      journeys.set(event.journeyId, working);
+      addToken(event.entity.id, event.journeyId, 'entity_id');
+      addToken(event.journeyId, event.journeyId, 'journey_id');
+    }
+    working.state = applyEvent(working.state, summaryEvent);
+    working.changed = true;
+
+    // Aliases: one slot per (type, normalized value) and journey; every statement can clear.
+    const listed = new Set(event.displayableAliases ?? []);
+    const stated: AliasSlot[] = [];
+    for (const [type, value] of Object.entries(event.aliases ?? {})) {
+      const normalized = normalizeIdentifier(value);
+      const candidates = new Set(searchTokensForLookup(keyring, normalized).map((t) => t.token));
+      let slot = aliasSlots.find((s) => s.journeyId === event.journeyId && s.type === type && [...candidates].some((t) => s.tokens.has(t)));
+      if (!slot) {
+        const write = searchTokenForWrite(keyring, normalized);
+        slot = { id: null, ref: nextRef++, journeyId: event.journeyId, type, tokens: new Set([write.token]), displayable: listed.has(type) };
+        aliasSlots.push(slot);
+        newAliases.push({
+          ref: slot.ref,
+          journey_id: event.journeyId,
+          alias_type: type,
+          value_encrypted: encryptField(keyring, value),
+          token: write.token,
+          token_key_id: write.keyId,
+          displayable: listed.has(type),
+          display_value: listed.has(type) && !value.includes('\u0000') ? value : null,
+        });
+        tokens.push({ token: write.token, journey_id: event.journeyId, kind: 'alias', key_id: write.keyId });
+      } else if (slot.displayable && !listed.has(type)) {
+        slot.displayable = false;
+        if (slot.id !== null) clearedAliasIds.add(slot.id);
+        else {
+          const pending = newAliases.find((row) => row.ref === slot!.ref)!;
+          pending.displayable = false;
+          pending.display_value = null;
+        }
+      }
+      if (!stated.includes(slot)) stated.push(slot);
+    }
+    addToken(event.traceId, event.journeyId, 'trace_id');
+    addToken(event.spanId, event.journeyId, 'span_id');
+    addToken(event.messageId, event.journeyId, 'message_id');
+    addToken(event.correlationId, event.journeyId, 'correlation_id');
+
+    batchEvents.set(event.id, { hash: prepared.hash, canonical: prepared.canonical });
+    eventRows.push({ row: eventRow(prepared, scope.environmentId, receivedAtUs), slots: stated });
+    verdicts.push({ status: 'accepted', eventId: event.id, journeyId: event.journeyId, duplicate: false });
+  }
+
+  await writeBatch(db, keyring, scope, { journeys, eventRows, tokens, clearedAliasIds, newAliases });
+  return verdicts;
+}
+
+function slotFromRow(row: ExistingAlias): AliasSlot {
+  return { id: row.id, ref: 0, journeyId: row.journeyId, type: row.type, tokens: new Set([row.token]), displayable: row.displayable };
+}
+
+function eventRow(prepared: PreparedEvent, environmentId: string, receivedAtUs: number): EventRow {
+  const { event, capture } = prepared;
+  return {
+    id: event.id,
+    journey_id: event.journeyId,
+    environment_id: environmentId,
+    operation: event.operation,
+    name: event.name,
+    service: event.service,
+    ts_ms: event.timestampMs,
+    received_us: receivedAtUs,
+    duration_ms: event.durationMs ?? null,
+    parent_event_id: event.parentEventId ?? null,
+    trace_id: event.traceId ?? null,
+    span_id: event.spanId ?? null,
+    message_id: event.messageId ?? null,
+    correlation_id: event.correlationId ?? null,
+    has_input: capture.hasInput,
+    has_output: capture.hasOutput,
+    has_error: event.error !== undefined,
+    input_payload: capture.inputPayload,
+    output_payload: capture.outputPayload,
+    payload_diff: prepared.payloadDiff,
+    error: capture.error,
+    runtime_metadata: capture.runtimeMetadata,
+    deployment_metadata: capture.deploymentMetadata,
+    custom_metadata: capture.customMetadata,
+    stated_alias_ids: [],
+    content_hash: prepared.hash.hash,
+    content_hash_key_id: prepared.hash.keyId,
+  };
+}
+
+interface BatchWrites {
+  journeys: Map<string, WorkingJourney>;
+  eventRows: Array<{ row: EventRow; slots: AliasSlot[] }>;
+  tokens: TokenRow[];
+  clearedAliasIds: Set<number>;
+  newAliases: NewAliasRow[];
+}
+
+/** Journeys first (events refer to them), then aliases (events list their ids), then the rest. */
+async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreScope, writes: BatchWrites): Promise<void> {
+  const created = [...writes.journeys].filter(([, j]) => j.isNew);
+  const inserted = await insertJourneys(
+    db,
+    scope.projectId,
+    created.map(([id, j]) => ({
+      ...summaryRecord(id, j.state),
+      environment_id: j.environmentId,
+      entity_type: j.entityType,
+      entity_id_encrypted: encryptField(keyring, j.entityId),
+    })),
+  );
+  if (inserted !== created.length) throw new ConcurrentWriteError('a journey was created concurrently');
+  await updateJourneys(
+    db,
+    scope.projectId,
+    [...writes.journeys].filter(([, j]) => !j.isNew && j.changed).map(([id, j]) => summaryRecord(id, j.state)),
+  );
+  const aliasIds = await insertAliases(db, scope.projectId, writes.newAliases);
+  await clearAliasDisplay(db, scope.projectId, [...writes.clearedAliasIds]);
+  for (const { row, slots } of writes.eventRows) {
+    row.stated_alias_ids = slots.map((slot) => slot.id ?? aliasIds.get(slot.ref)!);
+  }
+  await insertEvents(db, scope.projectId, writes.eventRows.map((e) => e.row));
+  await insertSearchTokens(db, scope.projectId, writes.tokens);
+}
