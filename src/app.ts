@@ -37,6 +37,7 @@ export const MAX_PATH_PARAMETER_LENGTH = 1152;
 const DEFAULT_BODY_LIMIT = 1_048_576;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const urlRefusals = new WeakSet<object>();
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // One line per request is written by the onResponse hook instead.
@@ -47,7 +48,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     frameworkErrors: (error, request, reply) => {
-      void sendError(reply, toAppError(error));
+      // URL refusals happen before routing and skip the response hooks: count them here.
+      const appError = toAppError(error);
+      deps.metrics.httpRequests.inc({ method: methodLabel(request.method), route: 'unmatched', status: String(appError.status) });
+      deps.metrics.httpDuration.observe({ method: methodLabel(request.method), route: 'unmatched' }, reply.elapsedTime / 1000);
+      void sendError(reply, appError);
     },
   });
 
@@ -58,12 +63,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     // Route match comes first (event protocol 1.5): an unknown route is 404 whatever its query.
     if (request.routeOptions.url === undefined) return;
-    assertWellEncodedUrl(rawQueryString(request.raw.url ?? ''));
-    // find-my-way refuses an over-long parameter by not matching; nothing to check here.
+    try {
+      const rawUrl = request.raw.url ?? '';
+      assertWellEncodedUrl(rawQueryString(rawUrl));
+      // The limit counts encoded characters; the router measures decoded ones.
+      if (rawUrl.split('?')[0]!.split('/').some((segment) => segment.length > MAX_PATH_PARAMETER_LENGTH)) {
+        throw toAppError({ code: 'FST_ERR_MAX_PARAM_LENGTH' });
+      }
+    } catch (error) {
+      urlRefusals.add(request.raw);
+      throw error;
+    }
   });
 
   app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
+    const route = urlRefusals.has(request.raw) ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     const durationSeconds = reply.elapsedTime / 1000;
     const method = methodLabel(request.method);
     deps.metrics.httpRequests.inc({ method, route, status: String(reply.statusCode) });

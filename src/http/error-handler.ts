@@ -15,6 +15,7 @@ export function errorBody(error: AppError, requestId: string) {
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.headers) reply.headers(error.headers);
+  reply.header('x-request-id', reply.request.id);
   return reply.status(error.status).send(errorBody(error, String(reply.request.id)));
 }
 
@@ -31,6 +32,9 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError(400, 'malformed_json', 'The body is not valid JSON.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // The URL is not quoted: it may be long and carry anything.
+      return new AppError(414, 'parameter_too_long', 'A path parameter is longer than any id the API accepts.');
     case 'FST_ERR_BAD_URL':
       return new AppError(400, 'bad_url', 'The URL holds malformed percent-encoding.');
     default:

@@ -1,0 +1,430 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, LOG_LEVELS, loadConfig, type Config } from './config.ts';
+
+// Distinctive secret values, so a leak into an error message is easy to spot.
+const ADMIN = 'Adm1n-S3cret-VALUE-0123456789abcdefXYZ';
+const KEY = 'Encrypt-S3cret-VALUE-0123456789abcdef';
+const OLD_KEY = 'Old-Encrypt-S3cret-VALUE-0123456789ab';
+const DB = 'postgres://jtrace:pw@db.example:5432/jtrace';
+
+type Env = Record<string, string | undefined>;
+
+let dir: string;
+let fileCounter = 0;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'jtrace-config-test-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function secretFile(content: string): string {
+  fileCounter += 1;
+  const file = path.join(dir, `secret-${fileCounter}`);
+  writeFileSync(file, content, { mode: 0o600 });
+  return file;
+}
+
+/** Loads the config expecting a ConfigError; returns it after checking it names the variable. */
+function configError(env: Env, variable: string): ConfigError {
+  let thrown: unknown;
+  try {
+    loadConfig(env);
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown, `expected a ConfigError naming ${variable}`).toBeInstanceOf(ConfigError);
+  const error = thrown as ConfigError;
+  expect(error.message).toContain(variable);
+  expect(error.variable).toBe(variable);
+  return error;
+}
+
+function expectNoSecret(error: Error, ...secrets: string[]): void {
+  for (const secret of secrets) {
+    expect(error.message).not.toContain(secret);
+    expect(String(error)).not.toContain(secret);
+    expect(error.stack ?? '').not.toContain(secret);
+  }
+}
+
+describe('loadConfig defaults', () => {
+  it('gives every variable its documented default when the environment is empty', () => {
+    const config = loadConfig({});
+    const expected: Config = {
+      databaseUrl: null,
+      host: '127.0.0.1',
+      port: 8080,
+      metricsPort: null,
+      adminToken: null,
+      encryptionKey: null,
+      encryptionKeyPrevious: null,
+      defaultRetentionDays: 30,
+      statementTimeoutMs: 15_000,
+      poolMax: 10,
+      maxEventPayloadBytes: 262_144,
+      allowFullPayloadCapture: false,
+      replayAllowedHosts: null,
+      trustedProxyCount: 0,
+      retentionSweepIntervalMs: 3_600_000,
+      logLevel: 'info',
+    };
+    expect(config).toEqual(expected);
+  });
+
+  it('reads every variable when set', () => {
+    const config = loadConfig({
+      DATABASE_URL: DB,
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      METRICS_PORT: '9464',
+      ADMIN_TOKEN: ADMIN,
+      ENCRYPTION_KEY: KEY,
+      ENCRYPTION_KEY_PREVIOUS: OLD_KEY,
+      DEFAULT_RETENTION_DAYS: '7',
+      DATABASE_STATEMENT_TIMEOUT_MS: '2500',
+      DATABASE_POOL_MAX: '20',
+      MAX_EVENT_PAYLOAD_BYTES: '4096',
+      ALLOW_FULL_PAYLOAD_CAPTURE: 'true',
+      REPLAY_ALLOWED_HOSTS: 'staging.example.com',
+      TRUSTED_PROXY_COUNT: '2',
+      RETENTION_SWEEP_INTERVAL_MS: '60000',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toEqual({
+      databaseUrl: DB,
+      host: '0.0.0.0',
+      port: 9000,
+      metricsPort: 9464,
+      adminToken: ADMIN,
+      encryptionKey: KEY,
+      encryptionKeyPrevious: OLD_KEY,
+      defaultRetentionDays: 7,
+      statementTimeoutMs: 2500,
+      poolMax: 20,
+      maxEventPayloadBytes: 4096,
+      allowFullPayloadCapture: true,
+      replayAllowedHosts: ['staging.example.com'],
+      trustedProxyCount: 2,
+      retentionSweepIntervalMs: 60_000,
+      logLevel: 'debug',
+    } satisfies Config);
+  });
+
+  it('treats a blank value as unset, for every variable', () => {
+    const names = [
+      'DATABASE_URL',
+      'HOST',
+      'PORT',
+      'METRICS_PORT',
+      'ADMIN_TOKEN',
+      'ADMIN_TOKEN_FILE',
+      'ENCRYPTION_KEY',
+      'ENCRYPTION_KEY_FILE',
+      'ENCRYPTION_KEY_PREVIOUS',
+      'ENCRYPTION_KEY_PREVIOUS_FILE',
+      'DEFAULT_RETENTION_DAYS',
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      'DATABASE_POOL_MAX',
+      'MAX_EVENT_PAYLOAD_BYTES',
+      'ALLOW_FULL_PAYLOAD_CAPTURE',
+      'REPLAY_ALLOWED_HOSTS',
+      'TRUSTED_PROXY_COUNT',
+      'RETENTION_SWEEP_INTERVAL_MS',
+      'LOG_LEVEL',
+    ];
+    for (const blank of ['', '   ', '\t\n']) {
+      const env = Object.fromEntries(names.map((name) => [name, blank]));
+      expect(loadConfig(env), `blank value ${JSON.stringify(blank)}`).toEqual(loadConfig({}));
+    }
+  });
+
+  it('treats an undefined entry as unset', () => {
+    expect(loadConfig({ PORT: undefined, ADMIN_TOKEN: undefined })).toEqual(loadConfig({}));
+  });
+});
+
+describe('loadConfig integers and ports', () => {
+  it('accepts white space around a number', () => {
+    expect(loadConfig({ PORT: ' 8081 ' }).port).toBe(8081);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '80.5'],
+    ['PORT', '1e3'],
+    ['PORT', '0x50'],
+    ['PORT', '+80'],
+    ['PORT', '-1'],
+    ['PORT', '0'],
+    ['PORT', '65536'],
+    ['PORT', '8080abc'],
+    ['METRICS_PORT', '0'],
+    ['METRICS_PORT', '70000'],
+    ['METRICS_PORT', 'nine'],
+    ['DEFAULT_RETENTION_DAYS', '0'],
+    ['DEFAULT_RETENTION_DAYS', '1.5'],
+    ['DEFAULT_RETENTION_DAYS', 'thirty'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '-5'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '15s'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '99999999999999999999'],
+    ['DATABASE_POOL_MAX', '0'],
+    ['DATABASE_POOL_MAX', 'ten'],
+    ['MAX_EVENT_PAYLOAD_BYTES', '1023'],
+    ['MAX_EVENT_PAYLOAD_BYTES', '1048577'],
+    ['MAX_EVENT_PAYLOAD_BYTES', '256k'],
+    ['TRUSTED_PROXY_COUNT', '-1'],
+    ['TRUSTED_PROXY_COUNT', 'one'],
+    ['TRUSTED_PROXY_COUNT', '1.0'],
+    ['RETENTION_SWEEP_INTERVAL_MS', 'hourly'],
+  ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
+    configError({ [name]: value }, name);
+  });
+
+  it('accepts the boundaries of the port range', () => {
+    expect(loadConfig({ PORT: '1' }).port).toBe(1);
+    expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
+    expect(loadConfig({ METRICS_PORT: '1' }).metricsPort).toBe(1);
+    expect(loadConfig({ METRICS_PORT: '65535' }).metricsPort).toBe(65535);
+  });
+
+  it('accepts MAX_EVENT_PAYLOAD_BYTES from 1,024 to 1,048,576', () => {
+    expect(loadConfig({ MAX_EVENT_PAYLOAD_BYTES: '1024' }).maxEventPayloadBytes).toBe(1024);
+    expect(loadConfig({ MAX_EVENT_PAYLOAD_BYTES: '1048576' }).maxEventPayloadBytes).toBe(1_048_576);
+  });
+
+  it('accepts DATABASE_STATEMENT_TIMEOUT_MS=0 (disabled)', () => {
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).statementTimeoutMs).toBe(0);
+  });
+
+  it('accepts TRUSTED_PROXY_COUNT=0 and 1', () => {
+    expect(loadConfig({ TRUSTED_PROXY_COUNT: '0' }).trustedProxyCount).toBe(0);
+    expect(loadConfig({ TRUSTED_PROXY_COUNT: '1' }).trustedProxyCount).toBe(1);
+  });
+});
+
+describe('loadConfig booleans, log level, database URL', () => {
+  it('reads ALLOW_FULL_PAYLOAD_CAPTURE as true or false only', () => {
+    expect(loadConfig({ ALLOW_FULL_PAYLOAD_CAPTURE: 'true' }).allowFullPayloadCapture).toBe(true);
+    expect(loadConfig({ ALLOW_FULL_PAYLOAD_CAPTURE: 'false' }).allowFullPayloadCapture).toBe(false);
+    for (const value of ['yes', 'no', '1', '0', 'on', 'truee']) {
+      configError({ ALLOW_FULL_PAYLOAD_CAPTURE: value }, 'ALLOW_FULL_PAYLOAD_CAPTURE');
+    }
+  });
+
+  it('accepts every log level and refuses others', () => {
+    for (const level of LOG_LEVELS) {
+      expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+    }
+    for (const value of ['verbose', 'warning', 'information', '10']) {
+      configError({ LOG_LEVEL: value }, 'LOG_LEVEL');
+    }
+  });
+
+  it('refuses a DATABASE_URL that is not a postgres URL, without quoting its password', () => {
+    const error = configError(
+      { DATABASE_URL: 'mysql://user:hunter2-password@db/x', ADMIN_TOKEN: ADMIN, ENCRYPTION_KEY: KEY },
+      'DATABASE_URL',
+    );
+    expectNoSecret(error, 'hunter2-password');
+  });
+
+  it('accepts postgres:// and postgresql:// URLs', () => {
+    const env = { ADMIN_TOKEN: ADMIN, ENCRYPTION_KEY: KEY };
+    expect(loadConfig({ ...env, DATABASE_URL: DB }).databaseUrl).toBe(DB);
+    expect(loadConfig({ ...env, DATABASE_URL: 'postgresql://a@b/c' }).databaseUrl).toBe('postgresql://a@b/c');
+  });
+});
+
+describe('loadConfig ADMIN_TOKEN', () => {
+  it('refuses a token shorter than 32 characters after trimming, without quoting it', () => {
+    const short = 'Short-S3cret-0123456789abcdefghi'.slice(0, 31);
+    expect(short).toHaveLength(31);
+    const error = configError({ ADMIN_TOKEN: `   ${short}   ` }, 'ADMIN_TOKEN');
+    expectNoSecret(error, short);
+  });
+
+  it('accepts exactly 32 characters', () => {
+    const token = 'x'.repeat(32);
+    expect(loadConfig({ ADMIN_TOKEN: token }).adminToken).toBe(token);
+  });
+
+  it('trims surrounding white space', () => {
+    expect(loadConfig({ ADMIN_TOKEN: ` \t${ADMIN}\n ` }).adminToken).toBe(ADMIN);
+  });
+
+  it('keeps inner white space', () => {
+    const token = `${'a'.repeat(16)} ${'b'.repeat(16)}`;
+    expect(loadConfig({ ADMIN_TOKEN: token }).adminToken).toBe(token);
+  });
+});
+
+describe('loadConfig _FILE secrets', () => {
+  it('reads ADMIN_TOKEN_FILE, ENCRYPTION_KEY_FILE and ENCRYPTION_KEY_PREVIOUS_FILE, trimmed', () => {
+    const config = loadConfig({
+      DATABASE_URL: DB,
+      ADMIN_TOKEN_FILE: secretFile(`  ${ADMIN}\n`),
+      ENCRYPTION_KEY_FILE: secretFile(`\n${KEY}\r\n`),
+      ENCRYPTION_KEY_PREVIOUS_FILE: secretFile(`${OLD_KEY}\n\n`),
+    });
+    expect(config.adminToken).toBe(ADMIN);
+    expect(config.encryptionKey).toBe(KEY);
+    expect(config.encryptionKeyPrevious).toBe(OLD_KEY);
+  });
+
+  it('applies the length rule to a token read from a file', () => {
+    const error = configError({ ADMIN_TOKEN_FILE: secretFile(' short-token-S3cret \n') }, 'ADMIN_TOKEN');
+    expectNoSecret(error, 'short-token-S3cret');
+  });
+
+  it.each(['ADMIN_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS'])(
+    'refuses both %s and its _FILE, without quoting either secret',
+    (name) => {
+      const fileSecret = 'File-S3cret-VALUE-0123456789abcdefghij';
+      const directSecret = name === 'ENCRYPTION_KEY_PREVIOUS' ? OLD_KEY : name === 'ADMIN_TOKEN' ? ADMIN : KEY;
+      const error = configError({ [name]: directSecret, [`${name}_FILE`]: secretFile(fileSecret) }, name);
+      expect(error.message).toContain(`${name}_FILE`);
+      expectNoSecret(error, fileSecret, directSecret);
+    },
+  );
+
+  it.each(['ADMIN_TOKEN', 'ENCRYPTION_KEY'])('refuses an empty %s_FILE', (name) => {
+    configError({ [`${name}_FILE`]: secretFile('') }, `${name}_FILE`);
+    configError({ [`${name}_FILE`]: secretFile('  \n\t\n') }, `${name}_FILE`);
+  });
+
+  it.each(['ADMIN_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS'])('refuses an unreadable %s_FILE', (name) => {
+    // A path that does not exist, and a directory.
+    configError({ [`${name}_FILE`]: path.join(dir, 'does-not-exist') }, `${name}_FILE`);
+    configError({ [`${name}_FILE`]: dir }, `${name}_FILE`);
+  });
+
+  it('refuses a file without read permission (skipped as root, who can read anything)', () => {
+    if (process.getuid?.() === 0) return;
+    const file = secretFile(ADMIN);
+    chmodSync(file, 0o000);
+    try {
+      const error = configError({ ADMIN_TOKEN_FILE: file }, 'ADMIN_TOKEN_FILE');
+      expectNoSecret(error, ADMIN);
+    } finally {
+      chmodSync(file, 0o600);
+    }
+  });
+
+  it('an unreadable-file error does not quote the file content or the secret', () => {
+    const error = configError({ ENCRYPTION_KEY_FILE: path.join(dir, 'missing') }, 'ENCRYPTION_KEY_FILE');
+    expectNoSecret(error, KEY);
+  });
+});
+
+describe('loadConfig secrets with DATABASE_URL', () => {
+  it('refuses a missing ADMIN_TOKEN', () => {
+    const error = configError({ DATABASE_URL: DB, ENCRYPTION_KEY: KEY }, 'ADMIN_TOKEN');
+    expectNoSecret(error, KEY);
+  });
+
+  it('refuses a missing ENCRYPTION_KEY', () => {
+    const error = configError({ DATABASE_URL: DB, ADMIN_TOKEN: ADMIN }, 'ENCRYPTION_KEY');
+    expectNoSecret(error, ADMIN);
+  });
+
+  it('refuses a blank ADMIN_TOKEN or ENCRYPTION_KEY as missing', () => {
+    configError({ DATABASE_URL: DB, ADMIN_TOKEN: '   ', ENCRYPTION_KEY: KEY }, 'ADMIN_TOKEN');
+    configError({ DATABASE_URL: DB, ADMIN_TOKEN: ADMIN, ENCRYPTION_KEY: '  ' }, 'ENCRYPTION_KEY');
+  });
+
+  it('refuses a short ADMIN_TOKEN', () => {
+    configError({ DATABASE_URL: DB, ADMIN_TOKEN: 'a'.repeat(31), ENCRYPTION_KEY: KEY }, 'ADMIN_TOKEN');
+  });
+
+  it('allows missing secrets without DATABASE_URL (embedded mode generates them)', () => {
+    const config = loadConfig({});
+    expect(config.adminToken).toBeNull();
+    expect(config.encryptionKey).toBeNull();
+  });
+});
+
+describe('loadConfig encryption key rotation', () => {
+  it('refuses identical ENCRYPTION_KEY and ENCRYPTION_KEY_PREVIOUS without quoting the key', () => {
+    const error = configError({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: KEY }, 'ENCRYPTION_KEY_PREVIOUS');
+    expectNoSecret(error, KEY);
+  });
+
+  it('compares the keys after trimming', () => {
+    configError({ ENCRYPTION_KEY: ` ${KEY}`, ENCRYPTION_KEY_PREVIOUS: `${KEY}\n` }, 'ENCRYPTION_KEY_PREVIOUS');
+  });
+
+  it('refuses identical keys given through files', () => {
+    configError(
+      { ENCRYPTION_KEY_FILE: secretFile(KEY), ENCRYPTION_KEY_PREVIOUS_FILE: secretFile(`${KEY}\n`) },
+      'ENCRYPTION_KEY_PREVIOUS',
+    );
+  });
+
+  it('reads an empty previous key as no rotation', () => {
+    expect(loadConfig({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: '' }).encryptionKeyPrevious).toBeNull();
+    expect(loadConfig({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: '   ' }).encryptionKeyPrevious).toBeNull();
+    expect(
+      loadConfig({ DATABASE_URL: DB, ADMIN_TOKEN: ADMIN, ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: '' })
+        .encryptionKeyPrevious,
+    ).toBeNull();
+  });
+
+  it('trims ENCRYPTION_KEY and ENCRYPTION_KEY_PREVIOUS', () => {
+    const config = loadConfig({ ENCRYPTION_KEY: `  ${KEY}\n`, ENCRYPTION_KEY_PREVIOUS: `\t${OLD_KEY} ` });
+    expect(config.encryptionKey).toBe(KEY);
+    expect(config.encryptionKeyPrevious).toBe(OLD_KEY);
+  });
+});
+
+describe('loadConfig REPLAY_ALLOWED_HOSTS', () => {
+  it('is null (not configured) when unset or blank', () => {
+    expect(loadConfig({}).replayAllowedHosts).toBeNull();
+    expect(loadConfig({ REPLAY_ALLOWED_HOSTS: '  ' }).replayAllowedHosts).toBeNull();
+  });
+
+  it('splits on commas, trims, lower-cases and drops empty entries', () => {
+    expect(
+      loadConfig({ REPLAY_ALLOWED_HOSTS: ' Staging.Example.COM ,localhost,, 127.0.0.1 ,' }).replayAllowedHosts,
+    ).toEqual(['staging.example.com', 'localhost', '127.0.0.1']);
+  });
+
+  it('gives an empty list (every replay blocked) when only separators are set', () => {
+    expect(loadConfig({ REPLAY_ALLOWED_HOSTS: ', ,' }).replayAllowedHosts).toEqual([]);
+  });
+});
+
+describe('ConfigError', () => {
+  it('is an Error with the variable in its name field and message', () => {
+    const error = new ConfigError('PORT', 'must be a number');
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('ConfigError');
+    expect(error.variable).toBe('PORT');
+    expect(error.message).toBe('PORT: must be a number');
+  });
+
+  it('never quotes a secret in any refusal of this suite', () => {
+    // A sweep over refusals that involve every secret at once.
+    const envs: Env[] = [
+      { DATABASE_URL: DB, ADMIN_TOKEN: 'S3cret-short', ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: OLD_KEY },
+      { DATABASE_URL: DB, ADMIN_TOKEN: ADMIN, ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: KEY },
+      { DATABASE_URL: DB, ADMIN_TOKEN: ADMIN, ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: OLD_KEY, PORT: 'x' },
+      { DATABASE_URL: DB, ADMIN_TOKEN: ADMIN, ENCRYPTION_KEY: KEY, LOG_LEVEL: 'loud' },
+      { ADMIN_TOKEN: ADMIN, ADMIN_TOKEN_FILE: secretFile(ADMIN), ENCRYPTION_KEY: KEY },
+    ];
+    for (const env of envs) {
+      let thrown: unknown;
+      try {
+        loadConfig(env);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ConfigError);
+      expectNoSecret(thrown as Error, ADMIN, KEY, OLD_KEY, 'S3cret-short');
+    }
+  });
+});
