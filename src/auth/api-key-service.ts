@@ -28,18 +28,28 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const project = await findProjectBySlug(pool, input.projectSlug);
   if (project === null) throw new NotFoundError(`no project with the slug ${input.projectSlug}`);
-  const generated = generateApiKey();
-  await withTransaction(pool, async (client) => {
-    const environment = await ensureEnvironment(client, project.id, input.environmentName, input.defaultRetentionDays);
-    await insertApiKey(client, {
-      projectId: project.id,
-      environmentId: environment.id,
-      name: input.name,
-      prefix: generated.prefix,
-      stored: hashApiKey(keyring, generated.secret, 'current'),
-    });
-    await writeAudit(client, project.id, 'api_key.created', { keyPrefix: generated.prefix });
-  });
+  // Prefixes carry 48 random bits; on the rare collision with an existing prefix, draw again.
+  let generated = generateApiKey();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await withTransaction(pool, async (client) => {
+        const environment = await ensureEnvironment(client, project.id, input.environmentName, input.defaultRetentionDays);
+        await insertApiKey(client, {
+          projectId: project.id,
+          environmentId: environment.id,
+          name: input.name,
+          prefix: generated.prefix,
+          stored: hashApiKey(keyring, generated.secret, 'current'),
+        });
+        await writeAudit(client, project.id, 'api_key.created', { keyPrefix: generated.prefix });
+      });
+      break;
+    } catch (error) {
+      const prefixTaken = (error as { constraint?: string }).constraint === 'api_keys_prefix_key';
+      if (!prefixTaken || attempt >= 3) throw error;
+      generated = generateApiKey();
+    }
+  }
   return {
     apiKey: generated.secret,
     keyPrefix: generated.prefix,
