@@ -16,6 +16,7 @@ import { methodLabel, type Metrics } from './metrics/metrics.ts';
 import { registerProjectRoutes } from './projects/routes.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
 import { registerReadRoutes } from './query/routes.ts';
+import { registerReplayRoutes } from './replay/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 
 export interface AppDeps {
@@ -117,6 +118,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics: deps.metrics,
   });
   registerReadRoutes(app, { auth, keyring: deps.keyring });
+  registerReplayRoutes(app, {
+    auth,
+    pool: deps.pool,
+    keyring: deps.keyring,
+    allowedHosts: deps.config.replayAllowedHosts ?? [],
+    version: deps.build.version,
+    now: deps.now ?? Date.now,
+  });
 
   return app;
 }

@@ -1,6 +1,7 @@
 import { ConfigError } from '../config/config.ts';
 import { UsageError, parseArgs } from './args.ts';
 import type { Command } from './command.ts';
+import { deleteDestinationCommand, destinationDisable, destinationEnable } from './commands/destinations.ts';
 import { environmentSet, environmentShow } from './commands/environments.ts';
 import { keyCreate, keyList, keyRevoke } from './commands/keys.ts';
 import { migrateCommand, migrateUnlock } from './commands/migrations.ts';
@@ -17,6 +18,9 @@ export const COMMANDS: Command[] = [
   environmentShow,
   migrateCommand,
   migrateUnlock,
+  destinationDisable,
+  destinationEnable,
+  deleteDestinationCommand,
 ];
 
 function overview(ctx: CliContext): void {

@@ -1,0 +1,116 @@
+// Replay destinations: the capability functions the routes and the CLI share.
+
+import { randomUUID } from 'node:crypto';
+import { writeAudit } from '../audit/audit-log.ts';
+import { isUuid } from '../auth/credentials.ts';
+import { encryptField } from '../crypto/field-encryption.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
+import { formatTimestamp } from '../http/timestamps.ts';
+import type { NewDestination } from './destination-input.ts';
+import {
+  deleteDestinationRow,
+  deleteRunsOfDestination,
+  findDestinationRow,
+  insertDestination,
+  listDestinationRows,
+  setDestinationDisabledRow,
+  type DestinationRow,
+} from './destinations-sql.ts';
+import { MAX_DESTINATION_ID_LENGTH } from './limits.ts';
+
+/** What every read shows of a destination: header names, never their values. */
+export interface DestinationView {
+  id: string;
+  name: string;
+  baseUrl: string;
+  environmentType: string;
+  headerNames: string[];
+  disabled: boolean;
+  createdAt: string;
+}
+
+export function destinationView(row: DestinationRow): DestinationView {
+  return {
+    id: row.id,
+    name: row.name,
+    baseUrl: row.base_url,
+    environmentType: row.environment_type,
+    headerNames: row.header_names,
+    disabled: row.disabled,
+    createdAt: formatTimestamp(row.created_at.getTime()),
+  };
+}
+
+/** The destination and its audit row commit together; the audit row names it, never its URL. */
+export async function createDestination(
+  pool: Pool,
+  keyring: Keyring,
+  projectId: string,
+  input: NewDestination,
+): Promise<DestinationView> {
+  // All values as one encrypted JSON object: one ciphertext per destination, names kept apart.
+  const headersEncrypted = encryptField(keyring, JSON.stringify(input.headers));
+  return withTransaction(pool, async (client) => {
+    const row = await insertDestination(client, projectId, {
+      id: randomUUID(),
+      name: input.name,
+      base_url: input.baseUrl,
+      environment_type: input.environmentType,
+      headers_encrypted: headersEncrypted,
+      header_names: Object.keys(input.headers),
+    });
+    await writeAudit(client, projectId, 'replay_destination.created', { destinationId: row.id, name: row.name });
+    return destinationView(row);
+  });
+}
+
+export async function listDestinations(db: Queryable, projectId: string): Promise<DestinationView[]> {
+  return (await listDestinationRows(db, projectId)).map(destinationView);
+}
+
+/**
+ * Path ids of the delete route (section 4 table): NUL or over 512 characters is a bad request;
+ * anything else that is not a uuid simply names no destination.
+ */
+export function classifyDestinationId(id: string): 'invalid' | 'unknown' | 'uuid' {
+  if (id.includes('\u0000') || [...id].length > MAX_DESTINATION_ID_LENGTH) return 'invalid';
+  return isUuid(id) ? 'uuid' : 'unknown';
+}
+
+export interface DeletedDestination {
+  destinationId: string;
+  name: string;
+  runsDeleted: number;
+}
+
+/**
+ * Deletes the destination and every run sent to it in one transaction with its audit row.
+ * The statement timeout is lifted (section 8: deletions must not stop half way); the row lock
+ * makes a replay finishing meanwhile wait and then fail its foreign key instead of orphaning.
+ */
+export async function deleteDestination(pool: Pool, projectId: string, id: string): Promise<DeletedDestination | null> {
+  if (!isUuid(id)) return null;
+  return withTransaction(pool, async (client) => {
+    await client.query('SET LOCAL statement_timeout = 0');
+    const row = await findDestinationRow(client, projectId, id, true);
+    if (row === null) return null;
+    const runsDeleted = await deleteRunsOfDestination(client, projectId, row.id);
+    await deleteDestinationRow(client, projectId, row.id);
+    const deleted = { destinationId: row.id, name: row.name, runsDeleted };
+    await writeAudit(client, projectId, 'replay_destination.deleted', { ...deleted });
+    return deleted;
+  });
+}
+
+/** destination:disable / destination:enable; no audit row (section 6 lists none). */
+export async function setDestinationDisabled(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  disabled: boolean,
+): Promise<DestinationView | null> {
+  if (!isUuid(id)) return null;
+  const row = await setDestinationDisabledRow(db, projectId, id, disabled);
+  return row === null ? null : destinationView(row);
+}

@@ -1,0 +1,59 @@
+// The create-replay body (section 4): eventId, destinationId (uuid), method (default POST) and
+// path. There is no payload or headers field; unknown keys are ignored.
+
+import { isUuid } from '../auth/credentials.ts';
+import { AppError, type ErrorDetail } from '../http/errors.ts';
+import type { ReplayMethod } from './runs-sql.ts';
+import { checkReplayPath } from './url-policy.ts';
+
+export const REPLAY_METHODS: readonly ReplayMethod[] = ['POST', 'PUT', 'PATCH'];
+
+export interface ReplayInput {
+  eventId: string;
+  destinationId: string;
+  method: ReplayMethod;
+  path: string;
+}
+
+/** Throws 400 invalid_request listing every problem; nothing is looked up before this passes. */
+export function parseReplayInput(body: unknown): ReplayInput {
+  if (body === undefined) {
+    throw new AppError(400, 'invalid_request', 'The request needs a JSON body.', [{ path: '', message: 'is required' }]);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError(400, 'invalid_request', 'The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
+  }
+  const fields = body as Record<string, unknown>;
+  const problems: ErrorDetail[] = [];
+  const text = (key: string, required: boolean): string | null => {
+    const value = fields[key];
+    if (value === undefined) {
+      if (required) problems.push({ path: key, message: 'is required' });
+    } else if (typeof value !== 'string') {
+      problems.push({ path: key, message: 'must be a string' });
+    } else if (value.includes('\u0000')) {
+      problems.push({ path: key, message: 'must not hold a NUL character' });
+    } else {
+      return value;
+    }
+    return null;
+  };
+  const eventId = text('eventId', true);
+  if (eventId === '') problems.push({ path: 'eventId', message: 'must not be empty' });
+  const destinationId = text('destinationId', true);
+  if (destinationId !== null && !isUuid(destinationId)) problems.push({ path: 'destinationId', message: 'must be a uuid' });
+  const method = text('method', false) ?? 'POST';
+  if (!(REPLAY_METHODS as readonly string[]).includes(method)) {
+    problems.push({ path: 'method', message: `must be one of ${REPLAY_METHODS.join(', ')}` });
+  }
+  const path = text('path', true);
+  if (path !== null) {
+    const checked = checkReplayPath(path);
+    if (!checked.ok) problems.push({ path: 'path', message: checked.message });
+  }
+  if (problems.length > 0) {
+    const first = problems[0]!;
+    throw new AppError(400, 'invalid_request', `${first.path} ${first.message}`, problems);
+  }
+  return { eventId: eventId!, destinationId: destinationId!.toLowerCase(), method: method as ReplayMethod, path: path! };
+}
