@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
 import { createKeyring } from './crypto/keyring.ts';
 import { migrate } from './db/migrate.ts';
+import { startRetentionSweeper } from './deletion/retention-sweep.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
   });
   await app.listen({ host: config.host, port: config.port });
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.host, config.metricsPort);
+  const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs });
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
   }
@@ -64,7 +66,8 @@ async function main(): Promise<void> {
     const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     force.unref();
     try {
-      await app.close();
+      // The sweep ends its current batch while requests drain; both finish before the pool closes.
+      await Promise.all([app.close(), sweeper.stop()]);
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');

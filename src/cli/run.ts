@@ -1,6 +1,7 @@
 import { ConfigError } from '../config/config.ts';
 import { UsageError, parseArgs } from './args.ts';
 import type { Command } from './command.ts';
+import { deleteIdentifierCommand, deleteJourneyCommand, deleteRangeCommand } from './commands/deletion.ts';
 import { deleteDestinationCommand, destinationDisable, destinationEnable } from './commands/destinations.ts';
 import { environmentSet, environmentShow } from './commands/environments.ts';
 import { keyCreate, keyList, keyRevoke } from './commands/keys.ts';
@@ -18,6 +19,9 @@ export const COMMANDS: Command[] = [
   environmentShow,
   migrateCommand,
   migrateUnlock,
+  deleteJourneyCommand,
+  deleteIdentifierCommand,
+  deleteRangeCommand,
   destinationDisable,
   destinationEnable,
   deleteDestinationCommand,

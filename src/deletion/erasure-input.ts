@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { AppError, type ErrorDetail } from '../http/errors.ts';
+import { MAX_ERASURE_VALUE_LENGTH, codePointLength, hasNul } from './limits.ts';
+
+/**
+ * The erasure request (interface spec, Erase an identifier). Unknown keys are refused rather
+ * than ignored: this body deletes data, and a misspelt `dry_run` must not turn a preview into
+ * a real erasure.
+ */
+export const erasureRequestSchema = z.strictObject({
+  value: z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .refine((value) => !hasNul(value), 'must not hold a NUL character')
+    .refine((value) => codePointLength(value) <= MAX_ERASURE_VALUE_LENGTH, `must be at most ${MAX_ERASURE_VALUE_LENGTH} characters`)
+    .refine((value) => value.trim() !== '', 'must not be empty or only white space'),
+  environment: z
+    .string({ error: 'must be a string' })
+    .min(1, 'must not be empty')
+    .refine((value) => !hasNul(value), 'must not hold a NUL character')
+    .optional(),
+  dryRun: z.boolean({ error: 'must be true or false' }).optional(),
+});
+
+export type ErasureRequest = z.infer<typeof erasureRequestSchema>;
+
+/** Parses a request body or CLI input; anything wrong is 400 invalid_request with one detail per problem. */
+export function parseErasureRequest(body: unknown): ErasureRequest {
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError(400, 'invalid_request', 'The body must be a JSON object with a value.', [{ path: '', message: 'must be an object' }]);
+  }
+  const parsed = erasureRequestSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const details: ErrorDetail[] = parsed.error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: key.slice(0, 64), message: 'is not a field of an erasure' }))
+      : [{ path: issue.path.join('.'), message: issue.message }],
+  );
+  const first = details[0]!;
+  throw new AppError(400, 'invalid_request', `${first.path || 'The body'} ${first.message}.`, details);
+}

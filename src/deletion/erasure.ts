@@ -1,0 +1,102 @@
+import type { Keyring } from '../crypto/keyring.ts';
+import { searchTokenForWrite, searchTokensForLookup } from '../crypto/search-tokens.ts';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
+import { AppError } from '../http/errors.ts';
+import { normalizeIdentifier } from '../ingest/aliases.ts';
+import { findEnvironment } from '../projects/environments-sql.ts';
+import { runAuditedBatches, type BatchHooks } from './audited-batches.ts';
+import { databaseNow, deleteSnapshotBatch, liftStatementTimeout } from './deletion-sql.ts';
+import type { ErasureRequest } from './erasure-input.ts';
+import { DELETION_BATCH_SIZE, MAX_ERASURE_DRY_RUN_JOURNEYS } from './limits.ts';
+import { listErasureMatches, snapshotErasureMatches, type MatchedJourney } from './match-sql.ts';
+
+export interface ErasureDeps {
+  pool: Pool;
+  keyring: Keyring;
+  /** Told the class of a failure that stopped a run part way (never its text, which may quote values). */
+  onStoppedEarly?: (errorType: string) => void;
+}
+
+export interface ErasureDryRun {
+  journeys: MatchedJourney[];
+  total: number;
+}
+
+export interface ErasureResult {
+  deletedJourneys: number;
+  deletedEvents: number;
+  complete: boolean;
+  /** Present when complete is false. */
+  message?: string;
+}
+
+export const ERASURE_INCOMPLETE_MESSAGE = 'The erasure stopped part way; what is counted was deleted. Run the same erasure again to finish it.';
+
+async function environmentIdFor(db: Queryable, projectId: string, name: string | undefined): Promise<string | null> {
+  if (name === undefined) return null;
+  const environment = await findEnvironment(db, projectId, name);
+  if (!environment) throw new AppError(404, 'environment_not_found', 'The project has no environment of that name.');
+  return environment.id;
+}
+
+/** Every key's token of the normalized value: a value indexed before a key rotation is still found. */
+function lookupTokens(keyring: Keyring, value: string): string[] {
+  return searchTokensForLookup(keyring, normalizeIdentifier(value)).map((token) => token.token);
+}
+
+/** What an erasure would delete: at most 1,000, most recent first, and the full count. Writes nothing. */
+export async function previewErasure(deps: ErasureDeps, projectId: string, request: ErasureRequest): Promise<ErasureDryRun> {
+  const environmentId = await environmentIdFor(deps.pool, projectId, request.environment);
+  return listErasureMatches(deps.pool, projectId, lookupTokens(deps.keyring, request.value), environmentId, MAX_ERASURE_DRY_RUN_JOURNEYS);
+}
+
+/**
+ * Erases every journey of the project whose entity id or an alias is the value. The journeys
+ * (and their event counts) are read once when the run starts; a batch deletes only those that
+ * still have that count, so a journey created or extended after the start is left alone
+ * (docs/retention-and-deletion.md). One `erasure.completed` row follows the run.
+ */
+export async function eraseIdentifier(
+  deps: ErasureDeps,
+  projectId: string,
+  request: ErasureRequest,
+  hooks: BatchHooks = {},
+): Promise<ErasureResult> {
+  const environmentId = await environmentIdFor(deps.pool, projectId, request.environment);
+  const tokens = lookupTokens(deps.keyring, request.value);
+  const { snapshot, startedAt } = await withTransaction(deps.pool, async (client) => {
+    await liftStatementTimeout(client);
+    // now() is the transaction's start, so every journey of the snapshot was created no later.
+    return { startedAt: await databaseNow(client), snapshot: await snapshotErasureMatches(client, projectId, tokens, environmentId) };
+  });
+  const batchSize = hooks.batchSize ?? DELETION_BATCH_SIZE;
+  const batchCount = Math.max(1, Math.ceil(snapshot.ids.length / batchSize));
+  // The row names the value only by its token under the current key, never the value itself.
+  const token = searchTokenForWrite(deps.keyring, normalizeIdentifier(request.value));
+  const result = await runAuditedBatches(
+    deps.pool,
+    {
+      projectId,
+      action: 'erasure.completed',
+      details: (totals, complete) => ({
+        searchToken: token.token,
+        searchTokenKeyId: token.keyId,
+        ...(request.environment !== undefined ? { environment: request.environment } : {}),
+        deletedJourneys: totals.journeys,
+        deletedEvents: totals.events,
+        complete,
+      }),
+      deleteBatch: async (client, index) => {
+        const from = index * batchSize;
+        const batch = { ids: snapshot.ids.slice(from, from + batchSize), eventCounts: snapshot.eventCounts.slice(from, from + batchSize) };
+        const deleted = batch.ids.length === 0 ? { journeys: 0, events: 0 } : await deleteSnapshotBatch(client, projectId, batch, startedAt);
+        return { deleted, last: index + 1 >= batchCount };
+      },
+    },
+    hooks,
+  );
+  const outcome = { deletedJourneys: result.totals.journeys, deletedEvents: result.totals.events, complete: result.complete };
+  if (result.complete) return outcome;
+  deps.onStoppedEarly?.(result.error instanceof Error ? result.error.name : 'error');
+  return { ...outcome, message: ERASURE_INCOMPLETE_MESSAGE };
+}

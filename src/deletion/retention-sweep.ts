@@ -1,0 +1,151 @@
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import { withTransaction, type Pool, type PoolClient } from '../db/pool.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import { tryRetentionLock, type HeldLock } from './advisory-lock.ts';
+import { deleteByLastEventBatch, liftStatementTimeout, listRetentionEnvironments } from './deletion-sql.ts';
+import { DELETION_BATCH_SIZE } from './limits.ts';
+
+/**
+ * The retention sweep (interface spec section 8): every environment's journeys whose last event
+ * is older than its retention_days are deleted in batches of 500, each its own transaction
+ * without statement timeout, under the advisory lock that `delete:range` takes too, so two
+ * server processes (or a sweep and a range deletion) never delete by age at the same time.
+ */
+
+export type SweepOutcome = 'completed' | 'locked' | 'stopped_early' | 'failed';
+
+export interface SweepResult {
+  outcome: SweepOutcome;
+  journeysDeleted: number;
+  batches: number;
+  environmentsExamined: number;
+  durationMs: number;
+}
+
+export interface RetentionSweeperDeps {
+  pool: Pool;
+  logger: Pick<Logger, 'info' | 'warn'>;
+  metrics: Pick<Metrics, 'retentionRuns' | 'retentionDeleted' | 'retentionLastSuccess'>;
+  /** Time between the end of one sweep and the start of the next (RETENTION_SWEEP_INTERVAL_MS). */
+  intervalMs: number;
+  /** Milliseconds since the epoch: the retention cut-off is measured from it. */
+  now?: () => number;
+  /** Delay before the first sweep; defaults to the interval, at most one minute. */
+  firstRunDelayMs?: number;
+  /** Tests only: journeys per batch. */
+  batchSize?: number;
+  /** Tests only: runs inside each batch's transaction before it deletes; a throw fails the sweep. */
+  beforeBatch?: (index: number, client: PoolClient) => Promise<void>;
+}
+
+export interface RetentionSweeper {
+  /** Runs one sweep now (or joins the one already running in this process); never rejects. */
+  runOnce(): Promise<SweepResult>;
+  /** No new sweep starts; resolves once a running sweep has ended its current batch. */
+  stop(): Promise<void>;
+}
+
+/** A process restarted more often than the interval must still sweep, so the first run comes soon. */
+const MAX_FIRST_RUN_DELAY_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+class LockLostError extends Error {
+  override name = 'LockLostError';
+}
+
+interface Tally {
+  journeysDeleted: number;
+  batches: number;
+  environmentsExamined: number;
+}
+
+export function startRetentionSweeper(deps: RetentionSweeperDeps): RetentionSweeper {
+  let stopping = false;
+  let running: Promise<SweepResult> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+
+  const runOnce = (): Promise<SweepResult> => {
+    // After stop() nothing starts and nothing is counted: the process is on its way out.
+    if (stopping) return Promise.resolve({ outcome: 'stopped_early', journeysDeleted: 0, batches: 0, environmentsExamined: 0, durationMs: 0 });
+    running ??= sweep(deps, () => stopping).finally(() => {
+      running = null;
+    });
+    return running;
+  };
+  const schedule = (delayMs: number) => {
+    if (stopping) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void runOnce().finally(() => schedule(deps.intervalMs));
+    }, delayMs);
+    // The sweep never keeps the process alive on its own.
+    timer.unref();
+  };
+  schedule(deps.firstRunDelayMs ?? Math.min(deps.intervalMs, MAX_FIRST_RUN_DELAY_MS));
+
+  return {
+    runOnce,
+    async stop() {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
+
+async function sweep(deps: RetentionSweeperDeps, shouldStop: () => boolean): Promise<SweepResult> {
+  const started = performance.now();
+  const tally: Tally = { journeysDeleted: 0, batches: 0, environmentsExamined: 0 };
+  let outcome: SweepOutcome;
+  let lock: HeldLock | null = null;
+  try {
+    lock = await tryRetentionLock(deps.pool);
+    outcome = lock === null ? 'locked' : await sweepEnvironments(deps, lock, shouldStop, tally);
+  } catch (error) {
+    outcome = 'failed';
+    // Only the class: database error text may quote values.
+    deps.logger.warn({ err: { type: error instanceof Error ? error.name : 'error' }, ...tally }, 'retention sweep failed');
+  } finally {
+    await lock?.release();
+  }
+  const result: SweepResult = { outcome, ...tally, durationMs: Math.round(performance.now() - started) };
+  deps.metrics.retentionRuns.inc({ outcome });
+  if (outcome === 'completed') deps.metrics.retentionLastSuccess.set((deps.now ?? Date.now)() / 1000);
+  if (result.journeysDeleted > 0) {
+    const { journeysDeleted, batches, environmentsExamined, durationMs } = result;
+    deps.logger.info({ outcome, journeysDeleted, batches, environmentsExamined, durationMs }, 'retention sweep');
+  }
+  return result;
+}
+
+async function sweepEnvironments(
+  deps: RetentionSweeperDeps,
+  lock: HeldLock,
+  shouldStop: () => boolean,
+  tally: Tally,
+): Promise<SweepOutcome> {
+  const nowMs = (deps.now ?? Date.now)();
+  const limit = deps.batchSize ?? DELETION_BATCH_SIZE;
+  for (const environment of await listRetentionEnvironments(deps.pool)) {
+    tally.environmentsExamined++;
+    const cutoff = new Date(nowMs - environment.retentionDays * DAY_MS);
+    const scope = { projectId: environment.projectId, environmentId: environment.id };
+    for (;;) {
+      if (shouldStop()) return 'stopped_early';
+      if (!(await lock.isHeld())) throw new LockLostError('the retention lock was lost');
+      const index = tally.batches;
+      const deleted = await withTransaction(deps.pool, async (client) => {
+        await liftStatementTimeout(client);
+        await deps.beforeBatch?.(index, client);
+        return deleteByLastEventBatch(client, scope, { after: null, before: cutoff }, null, limit);
+      });
+      tally.batches++;
+      tally.journeysDeleted += deleted.journeys;
+      deps.metrics.retentionDeleted.inc(deleted.journeys);
+      if (deleted.candidates < limit) break;
+    }
+  }
+  return 'completed';
+}
