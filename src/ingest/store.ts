@@ -21,7 +21,7 @@ import {
   type NewAliasRow,
   type TokenRow,
 } from './ingest-sql.ts';
-import { applyEvent, newJourneyState, type JourneyState, type SummaryEvent } from './journey-summary.ts';
+import { applyEvent, compareCodePoints, newJourneyState, type JourneyState, type SummaryEvent } from './journey-summary.ts';
 import { unstorableRefusal, type PreparedEvent, type Refusal } from './prepare.ts';
 
 /** Thrown when a concurrent transaction created a journey or event first: retry the batch. */
@@ -261,7 +261,9 @@ interface BatchWrites {
 
 /** Journeys first (events refer to them), then aliases (events list their ids), then the rest. */
 async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreScope, writes: BatchWrites): Promise<void> {
-  const created = [...writes.journeys].filter(([, j]) => j.isNew);
+  // New journeys go in in id order, as existing ones are locked: two batches creating the same
+  // journeys in different orders would otherwise deadlock (concurrency.int.test.ts).
+  const created = [...writes.journeys].filter(([, j]) => j.isNew).sort(([a], [b]) => compareCodePoints(a, b));
   const inserted = await insertJourneys(
     db,
     scope.projectId,

@@ -1,0 +1,103 @@
+// The load side of bench/ingest.ts: benchmark events (about 1 KB each, realistic input and
+// output objects) and the load generator, which runs in a child process of its own so that it
+// never shares the server's event loop (it still shares the machine's cores).
+
+import { fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Pool as HttpPool } from 'undici';
+
+export const BATCH_SIZE = 100;
+/** Every timed phase stops taking new work after this long, finished or not. */
+export const PHASE_LIMIT_MS = 180_000;
+/** Set in the load generator's environment: its job, as JSON. */
+const LOAD_JOB_VARIABLE = 'JTRACE_BENCH_LOAD_JOB';
+
+const SERVICES = ['gateway', 'checkout', 'payments', 'shipping'];
+const STEPS: Array<[string, string]> = [['received', 'order received'], ['validated', 'validate order'], ['delivered', 'charge card'], ['completed', 'order completed']];
+
+export function makeEvent(tag: string, journey: number, step: number) {
+  const [operation, name] = STEPS[step]!;
+  const orderId = `ord_${tag}_${journey}`;
+  return {
+    protocolVersion: '0.1',
+    event: {
+      id: `evt_${randomUUID()}`, journeyId: `jrn_${tag}_${journey}`, environment: 'production', service: SERVICES[step]!,
+      entity: { type: 'order', id: orderId }, operation, name,
+      timestamp: new Date(Date.UTC(2026, 7, 6, 10, 0, 0) + journey * 1000 + step * 37).toISOString(),
+      durationMs: 12 + step * 7, traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'),
+      ...(step === 0 ? { aliases: { email: `buyer${journey}@example.com`, stripeCustomer: `cus_${journey}X9a` }, displayableAliases: ['stripeCustomer'] } : {}),
+      input: {
+        orderId, customer: { id: `cus_${journey}X9a`, email: `buyer${journey}@example.com`, name: 'Ada Lovelace', tier: 'gold' },
+        items: [{ sku: 'SKU-10021', name: 'Espresso beans 1kg', qty: 2, unitPrice: 18.5 }, { sku: 'SKU-20417', name: 'Grinder', qty: 1, unitPrice: 129 }],
+        currency: 'EUR', shipping: { street: '12 Rue de la Paix', city: 'Paris', postcode: '75002', country: 'FR' },
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk_live_abc123def456', 'x-request-id': randomUUID() },
+      },
+      output: { orderId, status: step === 3 ? 'completed' : 'accepted', total: 166, tax: 27.67, warehouse: 'PAR-2', eta: '2026-08-09' },
+      metadata: { attempt: 1, httpStatus: 200 },
+      runtime: { language: 'node', version: '20.19.0', hostname: 'worker-3', sdk: { name: 'jtrace-node', version: '0.1.0' } },
+    },
+  };
+}
+
+/** 100 events: 25 new journeys of four steps each. */
+export function makeBatch(tag: string): unknown[] {
+  const events: unknown[] = [];
+  for (let journey = 0; journey < BATCH_SIZE / 4; journey++) for (let step = 0; step < 4; step++) events.push(makeEvent(tag, journey, step));
+  return events;
+}
+
+export interface LoadJob { baseUrl: string; apiKey: string; mode: 'batch' | 'single'; clients: number; warmup: number; count: number }
+export interface LoadResult { elapsedMs: number; latencies: number[]; done: number; failures: number }
+
+async function runLoad(job: LoadJob): Promise<LoadResult> {
+  const http = new HttpPool(job.baseUrl, { connections: job.clients, keepAliveTimeout: 30_000 });
+  const route = job.mode === 'batch' ? '/v1/events/batch' : '/v1/events';
+  const body = (i: number) => JSON.stringify(job.mode === 'batch' ? { events: makeBatch(`${job.mode}${i}_${randomUUID().slice(0, 8)}`) } : makeEvent(`s${i}`, i, i % 4));
+  let failures = 0;
+  const send = async (payload: string) => {
+    const started = performance.now();
+    const response = await http.request({
+      path: route, method: 'POST', body: payload,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${job.apiKey}` },
+    });
+    const text = await response.body.text();
+    const ms = performance.now() - started;
+    const ok = response.statusCode === 202 && (job.mode === 'single' || !text.includes('"rejected"'));
+    if (!ok) failures++;
+    return ms;
+  };
+  /** `clients` loops take the next request until `count` are sent or the phase limit passes. */
+  const phase = async (count: number, latencies: number[]) => {
+    const payloads = Array.from({ length: count }, (_, i) => body(i)); // built before timing
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: job.clients }, async () => {
+      while (next < count && performance.now() - started < PHASE_LIMIT_MS) latencies.push(await send(payloads[next++]!));
+    }));
+    return performance.now() - started;
+  };
+  await phase(job.warmup, []);
+  failures = 0;
+  const latencies: number[] = [];
+  const elapsedMs = await phase(job.count, latencies);
+  await http.close();
+  return { elapsedMs, latencies, done: latencies.length, failures };
+}
+
+/** Runs the load in a child process of this same file (tsx's loader flags are inherited). */
+export function inChild(job: LoadJob): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, [LOAD_JOB_VARIABLE]: JSON.stringify(job) } });
+    let result: LoadResult | null = null;
+    child.once('message', (message) => (result = message as LoadResult));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`load process exited with ${code}`))));
+  });
+}
+
+const loadJob = process.env[LOAD_JOB_VARIABLE];
+if (loadJob !== undefined) {
+  process.send!(await runLoad(JSON.parse(loadJob) as LoadJob));
+  process.disconnect();
+}
