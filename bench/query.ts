@@ -1,0 +1,284 @@
+// Query benchmark (npm run bench:query; not a test). Starts its own embedded PostgreSQL in a
+// temporary directory, migrates, generates journeys and events set-based in SQL, then times the
+// read routes through app.inject and shows the index use of each. Prints a table and replaces
+// the `## Query` section of docs/benchmarks.md. BENCH_JOURNEYS scales the data set (default
+// 1,000,000 journeys, about 5 events each); BENCH_REQUESTS the requests per scenario (300).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import { buildApp } from '../src/app.ts';
+import { createApiKey } from '../src/auth/api-key-service.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { createKeyring } from '../src/crypto/keyring.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createPool, type Pool } from '../src/db/pool.ts';
+import { createMetrics } from '../src/metrics/metrics.ts';
+import { createProject } from '../src/projects/projects-sql.ts';
+import { ENVIRONMENTS, SURNAMES, emailAlias, entityId, journeyId, loadData, secondsSince, traceId } from './query-data.ts';
+import { renderSection, type Result, type RunInfo } from './query-markdown.ts';
+import { explainStatements, percentiles, recordStatements, writeQuerySection } from './query-report.ts';
+
+const JOURNEYS = Number(process.env.BENCH_JOURNEYS ?? 1_000_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+const WARMUP = 100;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdefghijklmnop';
+const DAY_MS = 86_400_000;
+/** Server settings of the run: memory for a 1M-journey data set, a quick load. Printed in the report. */
+export const SERVER_SETTINGS: Record<string, string> = {
+  shared_buffers: '2GB',
+  effective_cache_size: '8GB',
+  max_wal_size: '8GB',
+  checkpoint_timeout: '30min',
+};
+
+const log = (line: string) => console.log(line);
+type App = Awaited<ReturnType<typeof buildApp>>;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer(dataDir: string, port: number): Promise<EmbeddedDatabase> {
+  let server = await startEmbeddedPostgres({ dataDir, port, fsync: false });
+  const admin = new pg.Client(server.url);
+  await admin.connect();
+  for (const [name, value] of Object.entries(SERVER_SETTINGS)) await admin.query(`ALTER SYSTEM SET ${name} = '${value}'`);
+  await admin.query('CREATE DATABASE jtrace_bench');
+  await admin.end();
+  // shared_buffers takes a restart.
+  await server.stop();
+  server = await startEmbeddedPostgres({ dataDir, port, fsync: false });
+  return server;
+}
+
+function databaseUrl(serverUrl: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = '/jtrace_bench';
+  return url.toString();
+}
+
+/** A loader pool: no timeout, no foreign-key triggers during the load (the data is made consistent). */
+function loaderPool(url: string): Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 1,
+    options: '-c statement_timeout=0 -c session_replication_role=replica -c maintenance_work_mem=1GB -c max_parallel_maintenance_workers=2 -c synchronous_commit=off',
+  });
+  // A connection ended by the server stopping must not crash the run.
+  pool.on('error', () => {});
+  return pool;
+}
+
+interface Scenario {
+  name: string;
+  target: number;
+  url: (i: number) => string;
+  /** Another credential than the admin token. */
+  headers?: Record<string, string>;
+}
+
+interface Samples {
+  /** nextCursor of first pages of the 7-day list. */
+  cursors: string[];
+  /** Journey numbers whose journey lies in the 7-day window. */
+  recent: number[];
+  apiKey: string;
+}
+
+const pick = (i: number) => 1 + ((i * 7_919 + 104_729) % JOURNEYS);
+
+function scenarios(nowMs: number, { cursors, recent, apiKey }: Samples): Scenario[] {
+  const since = (i: number) => encodeURIComponent(new Date(nowMs - 7 * DAY_MS - i * 1000).toISOString());
+  const surname = (i: number) => SURNAMES[i % SURNAMES.length]!;
+  return [
+    { name: 'search by entity id', target: 5, url: (i) => `/v1/search?q=${entityId(pick(i))}` },
+    { name: 'search by alias', target: 5, url: (i) => `/v1/search?q=${encodeURIComponent(emailAlias(pick(i)))}` },
+    { name: 'search by trace id', target: 5, url: (i) => `/v1/search?q=${traceId(pick(i))}` },
+    { name: 'list 7 days', target: 30, url: (i) => `/v1/journeys?since=${since(i)}` },
+    { name: 'list 7 days, API key (production)', target: 30, url: (i) => `/v1/journeys?since=${since(i)}`, headers: { authorization: `Bearer ${apiKey}` } },
+    { name: 'list 7 days, status=failed', target: 30, url: (i) => `/v1/journeys?since=${since(i)}&status=failed` },
+    { name: 'list 7 days, environment=staging', target: 30, url: (i) => `/v1/journeys?since=${since(i)}&environment=staging` },
+    { name: 'list 7 days, service=crm', target: 30, url: (i) => `/v1/journeys?since=${since(i)}&service=crm` },
+    { name: 'list 7 days, next page', target: 30, url: (i) => `/v1/journeys?since=${since(0)}&cursor=${cursors[i % cursors.length]}` },
+    { name: 'list 7 days, q=<surname>', target: 100, url: (i) => `/v1/journeys?since=${since(i)}&q=${surname(i)}` },
+    { name: 'list 7 days, q=order (in most labels)', target: 100, url: (i) => `/v1/journeys?since=${since(i)}&q=order` },
+    { name: 'list 7 days, q=zq (two characters, no match)', target: 100, url: (i) => `/v1/journeys?since=${since(i)}&q=zq` },
+    { name: 'list 7 days, q=<surname>, status=failed', target: 100, url: (i) => `/v1/journeys?since=${since(i)}&q=${surname(i)}&status=failed` },
+    { name: 'list 7 days, q=<one alias>', target: 100, url: (i) => `/v1/journeys?since=${since(i)}&q=${encodeURIComponent(`user${recent[i % recent.length]}@`)}` },
+    { name: 'timeline page', target: 10, url: (i) => `/v1/journeys/${journeyId(pick(i))}/events` },
+    { name: 'one event', target: 10, url: (i) => `/v1/events/evt_${journeyId(pick(i)).slice(4)}_1` },
+  ];
+}
+
+async function collectSamples(app: App, pool: Pool, headers: Record<string, string>, projectId: string, nowMs: number): Promise<Samples> {
+  const since = new Date(nowMs - 7 * DAY_MS).toISOString();
+  const cursors: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    const first = await app.inject({ method: 'GET', url: `/v1/journeys?since=${encodeURIComponent(since)}&limit=${1 + i}`, headers });
+    cursors.push(first.json().data.nextCursor as string);
+  }
+  const recent = await pool.query<{ n: number }>(
+    `SELECT substring(label from '^Order ([0-9]+) ')::int AS n FROM journeys
+      WHERE project_id = $1 AND last_event_at >= $2 AND label IS NOT NULL ORDER BY random() LIMIT 500`,
+    [projectId, since],
+  );
+  return { cursors, recent: recent.rows.map((row) => row.n), apiKey: '' };
+}
+
+async function timeScenario(app: App, headers: Record<string, string>, scenario: Scenario) {
+  const samples: number[] = [];
+  let empty = 0;
+  for (let i = 0; i < WARMUP + REQUESTS; i++) {
+    const started = performance.now();
+    const response = await app.inject({ method: 'GET', url: scenario.url(i), headers: scenario.headers ?? headers });
+    const elapsed = performance.now() - started;
+    if (response.statusCode !== 200) throw new Error(`${scenario.name}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+    const data = response.json().data as { items?: unknown[] };
+    if (i >= WARMUP) {
+      samples.push(elapsed);
+      if (data.items !== undefined && data.items.length === 0) empty++;
+    }
+  }
+  return { timing: percentiles(samples), empty };
+}
+
+interface Prepared {
+  appPool: Pool;
+  keyring: ReturnType<typeof createKeyring>;
+  projectId: string;
+  nowMs: number;
+  counts: RunInfo['counts'];
+  loadTime: string;
+}
+
+/** Migrates, creates the project and its environments, and loads the data set. */
+async function prepare(url: string, pools: Pool[]): Promise<Prepared> {
+  const appPool = createPool({ connectionString: url, max: 10, statementTimeoutMs: 15_000, applicationName: 'jtrace-bench' });
+  const loader = loaderPool(url);
+  pools.push(appPool, loader);
+  await migrate(appPool);
+  await loader.query('CREATE EXTENSION IF NOT EXISTS pgcrypto');
+  const keyring = createKeyring({ current: 'bench-encryption-key-0123456789abcdefghijklmnop' });
+  const projectId = (await createProject(appPool, 'bench', 'Benchmark')).id;
+  const environmentIds: string[] = [];
+  for (const name of ENVIRONMENTS) {
+    const row = await appPool.query<{ id: string }>(
+      `INSERT INTO environments (project_id, id, name, retention_days) VALUES ($1, gen_random_uuid(), $2, 30) RETURNING id`,
+      [projectId, name],
+    );
+    environmentIds.push(row.rows[0]!.id);
+  }
+  const nowMs = Date.now();
+  log(`Generating ${JOURNEYS.toLocaleString('en')} journeys and their events`);
+  const loadStarted = performance.now();
+  await loadData({ pool: loader, keyring, projectId, environmentIds, nowMs, scale: { journeys: JOURNEYS, chunk: 100_000 }, log });
+  const loadTime = secondsSince(loadStarted);
+  const counts = await appPool.query<RunInfo['counts']>(
+    `SELECT (SELECT count(*) FROM journeys)::int AS journeys, (SELECT count(*) FROM events)::int AS events,
+            (SELECT count(*) FROM journey_aliases)::int AS aliases, (SELECT count(*) FROM search_tokens)::int AS tokens`,
+  );
+  log(`Loaded in ${loadTime}: ${JSON.stringify(counts.rows[0])}`);
+  return { appPool, keyring, projectId, nowMs, counts: counts.rows[0]!, loadTime };
+}
+
+/** Times every scenario through the app, then EXPLAINs the statements of one more request of each. */
+async function measure(ctx: Prepared): Promise<{ results: Result[]; loadAverage: [number, number] }> {
+  const recorder = recordStatements(ctx.appPool);
+  const app = await buildApp({
+    config: { ...loadConfig({}), replayAllowedHosts: [] },
+    pool: ctx.appPool,
+    keyring: ctx.keyring,
+    adminToken: ADMIN_TOKEN,
+    logger: pino({ level: 'silent' }),
+    metrics: createMetrics(ctx.appPool),
+    build: { version: '0.0.0', source: 'package' },
+  });
+  try {
+    await app.ready();
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-service-project-id': ctx.projectId };
+    const samples = await collectSamples(app, ctx.appPool, headers, ctx.projectId, ctx.nowMs);
+    const key = { projectSlug: 'bench', environmentName: 'production', name: 'bench', defaultRetentionDays: 30 };
+    samples.apiKey = (await createApiKey(ctx.appPool, ctx.keyring, key)).apiKey;
+    const results: Result[] = [];
+    const loadBefore = os.loadavg()[0]!;
+    for (const scenario of scenarios(ctx.nowMs, samples)) {
+      const { timing, empty } = await timeScenario(app, headers, scenario);
+      recorder.statements = [];
+      recorder.on = true;
+      await app.inject({ method: 'GET', url: scenario.url(REQUESTS + WARMUP), headers: scenario.headers ?? headers });
+      recorder.on = false;
+      const plan = await explainStatements(ctx.appPool, recorder.statements);
+      results.push({ name: scenario.name, target: scenario.target, timing, empty, scans: plan.scans, databaseMs: plan.executionMs });
+      log(`${scenario.name.padEnd(46)} p50 ${timing.p50.toFixed(2)}  p95 ${timing.p95.toFixed(2)}  p99 ${timing.p99.toFixed(2)} ms`);
+    }
+    return { results, loadAverage: [loadBefore, os.loadavg()[0]!] };
+  } finally {
+    await app.close();
+  }
+}
+
+async function report(ctx: Prepared, results: Result[], loadAverage: [number, number]): Promise<void> {
+  const version = (await ctx.appPool.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]!.v;
+  const info: RunInfo = {
+    date: new Date().toISOString().slice(0, 10),
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: version,
+    counts: ctx.counts,
+    loadTime: ctx.loadTime,
+    requests: REQUESTS,
+    warmup: WARMUP,
+    loadAverage,
+    settings: SERVER_SETTINGS,
+  };
+  const section = renderSection(info, results);
+  console.log(`\n${section}`);
+  writeQuerySection(new URL('../docs/benchmarks.md', import.meta.url), section);
+}
+
+async function main(): Promise<void> {
+  const startedAll = performance.now();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jtrace-bench-query-'));
+  let server: EmbeddedDatabase | null = null;
+  const pools: Pool[] = [];
+  let cleaning: Promise<void> | null = null;
+  // Once, whoever asks first. Interrupted, the server goes first: pg_ctl's fast stop ends the
+  // statement still running, which the pools would otherwise wait for.
+  const cleanup = (interrupted: boolean) =>
+    (cleaning ??= (async () => {
+      if (interrupted && server) await server.stop().catch(() => {});
+      for (const pool of pools) await pool.end().catch(() => {});
+      if (!interrupted && server) await server.stop().catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    })());
+  // An interrupted run must not leave a PostgreSQL running or its data behind either.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void cleanup(true).finally(() => process.exit(130)));
+  }
+  try {
+    log(`Starting PostgreSQL in ${dataDir}`);
+    server = await startServer(dataDir, await freePort());
+    const ctx = await prepare(databaseUrl(server.url), pools);
+    const { results, loadAverage } = await measure(ctx);
+    await report(ctx, results, loadAverage);
+    log(`Wrote the Query section of docs/benchmarks.md; total ${secondsSince(startedAll)}`);
+  } finally {
+    await cleanup(false);
+  }
+}
+
+await main();

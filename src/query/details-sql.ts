@@ -1,0 +1,95 @@
+// SQL of the journey and event reads (interface spec 4: Get journey, Get event). An API key's
+// scope adds its environment; the admin token's scope is the whole project.
+
+import type { Queryable } from '../db/pool.ts';
+
+export interface DetailScope {
+  projectId: string;
+  environmentId: string | null;
+}
+
+export interface JourneyRecord {
+  id: string;
+  environment: string;
+  entity_type: string;
+  entity_id_encrypted: string;
+  status: string;
+  label: string | null;
+  last_step: string | null;
+  failed_step: string | null;
+  event_count: number;
+  started_at: Date;
+  last_event_at: Date;
+  completed_at: Date | null;
+  services: string[];
+}
+
+export interface AliasRecord {
+  id: number;
+  alias_type: string;
+  value_encrypted: string;
+  displayable: boolean;
+}
+
+export interface EventRecord {
+  id: string;
+  journey_id: string;
+  parent_event_id: string | null;
+  trace_id: string | null;
+  span_id: string | null;
+  message_id: string | null;
+  correlation_id: string | null;
+  operation: string;
+  name: string;
+  service: string;
+  event_timestamp: Date;
+  received_at: Date;
+  duration_ms: number | null;
+  has_input: boolean;
+  has_output: boolean;
+  has_error: boolean;
+  input_payload: unknown;
+  output_payload: unknown;
+  payload_diff: unknown;
+  error: unknown;
+  runtime_metadata: unknown;
+  deployment_metadata: unknown;
+  custom_metadata: unknown;
+  stated_alias_ids: number[] | null;
+}
+
+/** Type in byte order, then first-stored order (event protocol 4.2). */
+const ALIAS_ORDER = 'ORDER BY alias_type COLLATE "C", id';
+
+export async function selectJourney(db: Queryable, scope: DetailScope, journeyId: string): Promise<JourneyRecord | null> {
+  const result = await db.query<JourneyRecord>(
+    `SELECT j.id, e.name AS environment, j.entity_type, j.entity_id_encrypted, j.status, j.label, j.last_step, j.failed_step,
+            j.event_count, j.started_at, j.last_event_at, j.completed_at, j.services
+       FROM journeys j JOIN environments e ON e.project_id = j.project_id AND e.id = j.environment_id
+      WHERE j.project_id = $1 AND j.id = $2 AND ($3::uuid IS NULL OR j.environment_id = $3)`,
+    [scope.projectId, journeyId, scope.environmentId],
+  );
+  return result.rows[0] ?? null;
+}
+
+/** Every alias of a journey, or only the given ones (an event's stated aliases). */
+export async function selectAliases(db: Queryable, projectId: string, journeyId: string, ids?: number[]): Promise<AliasRecord[]> {
+  const only = ids === undefined ? '' : 'AND id = ANY($3::int8[])';
+  const result = await db.query<AliasRecord>(
+    `SELECT id, alias_type, value_encrypted, displayable FROM journey_aliases
+      WHERE project_id = $1 AND journey_id = $2 ${only} ${ALIAS_ORDER}`,
+    ids === undefined ? [projectId, journeyId] : [projectId, journeyId, ids],
+  );
+  return result.rows;
+}
+
+export async function selectEvent(db: Queryable, scope: DetailScope, eventId: string): Promise<EventRecord | null> {
+  const result = await db.query<EventRecord>(
+    `SELECT id, journey_id, parent_event_id, trace_id, span_id, message_id, correlation_id, operation, name, service,
+            event_timestamp, received_at, duration_ms, has_input, has_output, has_error, input_payload, output_payload,
+            payload_diff, error, runtime_metadata, deployment_metadata, custom_metadata, stated_alias_ids
+       FROM events WHERE project_id = $1 AND id = $2 AND ($3::uuid IS NULL OR environment_id = $3)`,
+    [scope.projectId, eventId, scope.environmentId],
+  );
+  return result.rows[0] ?? null;
+}

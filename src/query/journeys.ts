@@ -1,0 +1,112 @@
+// Search and the journey list (interface spec 4): both answer a keyset page of journey
+// summaries in the order lastEventAt desc, journeyId desc, within the caller's scope.
+
+import type { ReadScope } from '../auth/credentials.ts';
+import { decryptField } from '../crypto/field-encryption.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import { searchTokensForLookup } from '../crypto/search-tokens.ts';
+import type { Queryable } from '../db/pool.ts';
+import { formatTimestamp } from '../ingest/timestamp.ts';
+import { findEnvironment } from '../projects/environments-sql.ts';
+import { encodeJourneyCursor } from './cursor.ts';
+import { selectJourneyList, selectSearchPage, type JourneyScan, type SummaryRecord } from './journeys-sql.ts';
+import type { JourneyPageParams, ListParams, SearchParams } from './params.ts';
+
+export interface ReadDeps {
+  db: Queryable;
+  keyring: Keyring;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Interface spec section 2, "Journey summary": these eleven fields, in this order. */
+export interface JourneySummary {
+  journeyId: string;
+  entity: { type: string; id: string | null };
+  status: string;
+  eventCount: number;
+  startedAt: string;
+  lastEventAt: string;
+  label: string | null;
+  lastStep: string | null;
+  failedStep: string | null;
+  displayableAliases: Array<{ type: string; value: string }>;
+  environment: string;
+}
+
+const EMPTY_PAGE: Page<never> = Object.freeze({ items: [], nextCursor: null }) as Page<never>;
+
+function toSummary(keyring: Keyring, row: SummaryRecord): JourneySummary {
+  return {
+    journeyId: row.id,
+    // null when the key that encrypted it is no longer configured, as in the journey read.
+    entity: { type: row.entity_type, id: decryptField(keyring, row.entity_id_encrypted) },
+    status: row.status,
+    eventCount: row.event_count,
+    startedAt: formatTimestamp(row.started_at.getTime()),
+    lastEventAt: formatTimestamp(row.last_event_at.getTime()),
+    label: row.label,
+    lastStep: row.last_step,
+    failedStep: row.failed_step,
+    displayableAliases: row.aliases,
+    environment: row.environment,
+  };
+}
+
+/** Rows hold one more than the page when another page follows; its cursor is the last item's position. */
+function toPage(keyring: Keyring, rows: SummaryRecord[], limit: number): Page<JourneySummary> {
+  const shown = rows.slice(0, limit);
+  const last = shown.at(-1);
+  const nextCursor =
+    rows.length > limit && last ? encodeJourneyCursor({ lastEventUs: BigInt(last.last_event_us), journeyId: last.id }) : null;
+  return { items: shown.map((row) => toSummary(keyring, row)), nextCursor };
+}
+
+/**
+ * The environment filter on top of the caller's scope (interface spec 4, search rule 3): an API
+ * key reads its own environment, and naming another gives an empty page; the admin token picks
+ * one environment of the project, and an unknown name gives an empty page too. undefined means
+ * "nothing can match".
+ */
+async function environmentFilter(db: Queryable, scope: ReadScope, name: string | null): Promise<string | null | undefined> {
+  if (scope.environmentId !== null) {
+    return name === null || name === scope.environmentName ? scope.environmentId : undefined;
+  }
+  if (name === null) return null;
+  return (await findEnvironment(db, scope.projectId, name))?.id ?? undefined;
+}
+
+async function baseScan(deps: ReadDeps, scope: ReadScope, params: JourneyPageParams): Promise<JourneyScan | null> {
+  const environmentId = await environmentFilter(deps.db, scope, params.environment);
+  if (environmentId === undefined) return null;
+  return {
+    projectId: scope.projectId,
+    environmentId,
+    sinceUs: params.sinceUs,
+    untilUs: params.untilUs,
+    status: null,
+    service: null,
+    entityType: null,
+    after: params.after,
+    take: params.limit + 1,
+  };
+}
+
+/** GET /v1/search: one value against every identifier search tokens cover. */
+export async function searchJourneys(deps: ReadDeps, scope: ReadScope, params: SearchParams): Promise<Page<JourneySummary>> {
+  const scan = await baseScan(deps, scope, params);
+  if (scan === null) return EMPTY_PAGE;
+  const tokens = searchTokensForLookup(deps.keyring, params.value).map((token) => token.token);
+  return toPage(deps.keyring, await selectSearchPage(deps.db, scan, tokens), params.limit);
+}
+
+/** GET /v1/journeys: journeys by lastEventAt window and filters. */
+export async function listJourneys(deps: ReadDeps, scope: ReadScope, params: ListParams): Promise<Page<JourneySummary>> {
+  const base = await baseScan(deps, scope, params);
+  if (base === null) return EMPTY_PAGE;
+  const scan = { ...base, status: params.status, service: params.service, entityType: params.entityType };
+  return toPage(deps.keyring, await selectJourneyList(deps.db, scan, params.text), params.limit);
+}

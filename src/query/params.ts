@@ -1,0 +1,125 @@
+// Value rules of the read routes' query parameters (interface spec 4). The shared parser in
+// http/query.ts has already refused unknown, repeated and NUL-holding parameters; what is left
+// here is what each value must look like. Messages name the parameter, never its value: q may
+// be an entity id or an alias value.
+
+import { isWellFormedText } from '../crypto/keyring.ts';
+import { errors } from '../http/errors.ts';
+import { ceilMicros, compareInstants, parseInstantParam, parseLimit, type QueryValues } from '../http/query.ts';
+import { normalizeIdentifier } from '../ingest/aliases.ts';
+import { decodeJourneyCursor, decodeTimelineCursor, type JourneyPosition, type TimelinePosition } from './cursor.ts';
+
+export const SEARCH_PARAMETERS = ['q', 'since', 'until', 'environment', 'limit', 'cursor'] as const;
+export const LIST_PARAMETERS = ['since', 'until', 'status', 'environment', 'service', 'entityType', 'q', 'limit', 'cursor'] as const;
+export const TIMELINE_PARAMETERS = ['limit', 'cursor'] as const;
+
+/** How far ahead of the API clock `since` may be (interface spec, section 8). */
+export const MAX_FUTURE_SINCE_MS = 60_000;
+/** entityType filter, in code points after trimming (section 8). */
+export const MAX_ENTITY_TYPE_CODE_POINTS = 128;
+/** Journey-list text filter, in code points after trimming (section 8). */
+export const MIN_TEXT_FILTER_CODE_POINTS = 2;
+export const MAX_TEXT_FILTER_CODE_POINTS = 200;
+
+const JOURNEY_STATUSES = ['active', 'completed', 'failed'] as const;
+export type JourneyStatus = (typeof JOURNEY_STATUSES)[number];
+
+/** Window on lastEventAt as whole microseconds: since inclusive, until exclusive. */
+export interface Window {
+  sinceUs: bigint | null;
+  untilUs: bigint | null;
+}
+
+/** What search and the journey list share: window, environment name, page. */
+export interface JourneyPageParams extends Window {
+  /** An environment name on top of the caller's scope; null = every readable one. */
+  environment: string | null;
+  limit: number;
+  after: JourneyPosition | null;
+}
+
+export interface SearchParams extends JourneyPageParams {
+  /** The value as search tokens cover it: trimmed, a UUID lower-cased (event protocol 4.2). */
+  value: string;
+}
+
+export interface ListParams extends JourneyPageParams {
+  status: JourneyStatus | null;
+  service: string | null;
+  entityType: string | null;
+  /** Trimmed text filter, as sent (case is folded by the database). */
+  text: string | null;
+}
+
+export interface TimelineParams {
+  limit: number;
+  after: TimelinePosition | null;
+}
+
+function parseWindow(query: QueryValues<'since' | 'until'>, nowMs: number, sinceRequired: boolean): Window {
+  const since = parseInstantParam('since', query.since);
+  const until = parseInstantParam('until', query.until);
+  if (since === null && sinceRequired) throw errors.invalidQuery('since', 'since is required.');
+  if (since !== null && ceilMicros(since) > BigInt(nowMs + MAX_FUTURE_SINCE_MS) * 1000n) {
+    throw errors.invalidQuery('since', 'since is more than 60 seconds ahead of the server clock.');
+  }
+  if (since !== null && until !== null && compareInstants(until, since) <= 0) {
+    throw errors.invalidQuery('until', 'until must be after since.');
+  }
+  return { sinceUs: since && ceilMicros(since), untilUs: until && ceilMicros(until) };
+}
+
+function pageParams(query: QueryValues<(typeof SEARCH_PARAMETERS)[number]>, nowMs: number, sinceRequired: boolean): JourneyPageParams {
+  const window = parseWindow(query, nowMs, sinceRequired);
+  const limit = parseLimit(query.limit);
+  const after = decodeJourneyCursor(query.cursor);
+  const environment = query.environment === undefined || query.environment === '' ? null : query.environment;
+  return { ...window, environment, limit, after };
+}
+
+export function parseSearchParams(query: QueryValues<(typeof SEARCH_PARAMETERS)[number]>, nowMs: number): SearchParams {
+  const value = normalizeIdentifier(query.q ?? '');
+  if (value === '') throw errors.invalidQuery('q', 'q is required and must not be empty.');
+  // A URL cannot carry an unpaired surrogate (bad_url); this keeps the token function total.
+  if (!isWellFormedText(value)) throw errors.invalidQuery('q', 'q is not valid text.');
+  return { ...pageParams(query, nowMs, false), value };
+}
+
+function parseStatus(value: string | undefined): JourneyStatus | null {
+  if (value === undefined || value === '') return null;
+  const status = JOURNEY_STATUSES.find((candidate) => candidate === value);
+  if (status === undefined) throw errors.invalidQuery('status', 'status must be active, completed or failed.');
+  return status;
+}
+
+function parseEntityType(value: string | undefined): string | null {
+  const trimmed = (value ?? '').trim();
+  if (trimmed === '') return null;
+  if ([...trimmed].length > MAX_ENTITY_TYPE_CODE_POINTS) {
+    throw errors.invalidQuery('entityType', `entityType is longer than ${MAX_ENTITY_TYPE_CODE_POINTS} characters.`);
+  }
+  return trimmed;
+}
+
+function parseText(value: string | undefined): string | null {
+  const trimmed = (value ?? '').trim();
+  if (trimmed === '') return null;
+  const length = [...trimmed].length;
+  if (length < MIN_TEXT_FILTER_CODE_POINTS || length > MAX_TEXT_FILTER_CODE_POINTS) {
+    throw errors.invalidQuery('q', `q must be ${MIN_TEXT_FILTER_CODE_POINTS} to ${MAX_TEXT_FILTER_CODE_POINTS} characters long.`);
+  }
+  return trimmed;
+}
+
+export function parseListParams(query: QueryValues<(typeof LIST_PARAMETERS)[number]>, nowMs: number): ListParams {
+  const status = parseStatus(query.status);
+  const entityType = parseEntityType(query.entityType);
+  const text = parseText(query.q);
+  // An empty service is no filter, like every other optional filter of the list.
+  const service = query.service === undefined || query.service === '' ? null : query.service;
+  return { ...pageParams(query, nowMs, true), status, service, entityType, text };
+}
+
+export function parseTimelineParams(query: QueryValues<(typeof TIMELINE_PARAMETERS)[number]>): TimelineParams {
+  return { limit: parseLimit(query.limit), after: decodeTimelineCursor(query.cursor) };
+}
