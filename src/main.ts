@@ -7,6 +7,7 @@ import { startRetentionSweeper } from './deletion/retention-sweep.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
+import { reportUnreadableValues } from './rotation/startup-check.ts';
 import { DEFAULT_DATA_DIR, openDatabase } from './runtime/database.ts';
 import { resolveSecrets } from './runtime/secrets.ts';
 
@@ -41,6 +42,8 @@ async function main(): Promise<void> {
   };
 
   const metrics = createMetrics(database.pool);
+  // Unreadable stored data is reported, never fatal (interface-spec 5): a count per table, no values.
+  await reportUnreadableValues(database.pool, keyring, metrics, logger);
   const app = await buildApp({
     config: effectiveConfig,
     pool: database.pool,

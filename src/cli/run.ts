@@ -7,6 +7,8 @@ import { environmentSet, environmentShow } from './commands/environments.ts';
 import { keyCreate, keyList, keyRevoke } from './commands/keys.ts';
 import { migrateCommand, migrateUnlock } from './commands/migrations.ts';
 import { projectCreate, projectList } from './commands/projects.ts';
+import { rotateReencrypt, rotateStatus } from './commands/rotation.ts';
+import { doctor } from './commands/doctor.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliContext } from './context.ts';
 
 export const COMMANDS: Command[] = [
@@ -25,6 +27,9 @@ export const COMMANDS: Command[] = [
   destinationDisable,
   destinationEnable,
   deleteDestinationCommand,
+  rotateReencrypt,
+  rotateStatus,
+  doctor,
 ];
 
 function overview(ctx: CliContext): void {

@@ -6,26 +6,33 @@ export interface BuildInfo {
   source: 'build' | 'package';
 }
 
-/**
- * `npm run build` writes build-info.json when SERVICE_BUILD_VERSION is set; otherwise the
- * version is the package's own. Read once at start, never from the environment at run time.
- */
-export function readBuildInfo(): BuildInfo {
+/** The repository root (and the image's /app): two levels above src/health or dist/health. */
+const ROOT = new URL('../../', import.meta.url);
+
+function readJson(url: URL): Record<string, unknown> | null {
   try {
-    const fixed = JSON.parse(readFileSync(new URL('../../build-info.json', import.meta.url), 'utf8')) as {
-      version?: unknown;
-      commit?: unknown;
-    };
-    if (typeof fixed.version === 'string' && fixed.version !== '') {
-      return {
-        version: fixed.version,
-        ...(typeof fixed.commit === 'string' && fixed.commit !== '' ? { commit: fixed.commit } : {}),
-        source: 'build',
-      };
-    }
+    const parsed: unknown = JSON.parse(readFileSync(url, 'utf8'));
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
   } catch {
-    /* no build information: fall back to the package version */
+    return null;
   }
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return { version: pkg.version, source: 'package' };
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
+
+/**
+ * What /ready reports (interface-spec 4). `npm run build` fixes SERVICE_BUILD_VERSION and
+ * SERVICE_BUILD_COMMIT into build-info.json (scripts/build-info.js); the running process never
+ * reads them from its environment, so a deployment cannot claim a version it was not built as.
+ * Without a fixed version the version is the package's own and the source `package`; a commit
+ * fixed without a version is still reported.
+ */
+export function readBuildInfo(root: URL = ROOT): BuildInfo {
+  const fixed = readJson(new URL('build-info.json', root));
+  const commit = text(fixed?.commit);
+  const withCommit = commit === null ? {} : { commit };
+  const version = text(fixed?.version);
+  if (version !== null) return { version, ...withCommit, source: 'build' };
+  const pkg = readJson(new URL('package.json', root));
+  return { version: text(pkg?.version) ?? '0.0.0', ...withCommit, source: 'package' };
 }

@@ -1,6 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from '../db/pool.ts';
 
+/** Tables whose values `service_unreadable_values` counts (src/rotation/key-usage.ts). */
+export const UNREADABLE_VALUE_TABLES = ['journeys', 'journey_aliases', 'search_tokens', 'replay_destinations', 'api_keys'] as const;
+
 /** The seven methods jtrace answers; anything else is counted as `other`. */
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
@@ -72,6 +75,8 @@ export function createMetrics(pool?: Pool) {
     labelNames: ['table'] as const,
     registers: [registry],
   });
+  // Zero until the start-up check has counted, so every table's series exists from the start.
+  for (const table of UNREADABLE_VALUE_TABLES) unreadableValues.set({ table }, 0);
   collectDefaultMetrics({ register: registry });
   return {
     registry,

@@ -1,7 +1,10 @@
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Metrics } from './metrics.ts';
 
 export interface MetricsServer {
+  /** The port bound (the one asked for, or the one the system chose for 0). */
+  port: number;
   close(): Promise<void>;
 }
 
@@ -26,6 +29,7 @@ export function startMetricsServer(metrics: Metrics, host: string, port: number)
     server.once('error', reject);
     server.listen(port, host, () =>
       resolve({
+        port: (server.address() as AddressInfo).port,
         close: () => new Promise((done) => server.close(() => done())),
       }),
     );

@@ -11,19 +11,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh copy of the migrated template: each test file gets its own database. */
-export async function createTestDatabase(options: { statementTimeoutMs?: number; poolMax?: number } = {}): Promise<TestDatabase> {
+async function createDatabase(template: string | null): Promise<{ serverUrl: string; name: string; url: string }> {
   const serverUrl = inject('serverUrl');
   const name = `jtrace_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client(serverUrl);
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`);
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   } finally {
     await admin.end();
   }
-  const url = databaseUrl(serverUrl, name);
-  const pool = createPool({ connectionString: url, max: options.poolMax ?? 10, statementTimeoutMs: options.statementTimeoutMs ?? 15_000 });
+  return { serverUrl, name, url: databaseUrl(serverUrl, name) };
+}
+
+function testDatabase(serverUrl: string, name: string, url: string, pool: Pool): TestDatabase {
   return {
     url,
     name,
@@ -41,26 +42,15 @@ export async function createTestDatabase(options: { statementTimeoutMs?: number;
   };
 }
 
+/** A fresh copy of the migrated template: each test file gets its own database. */
+export async function createTestDatabase(options: { statementTimeoutMs?: number; poolMax?: number } = {}): Promise<TestDatabase> {
+  const { serverUrl, name, url } = await createDatabase(TEMPLATE_DATABASE);
+  const pool = createPool({ connectionString: url, max: options.poolMax ?? 10, statementTimeoutMs: options.statementTimeoutMs ?? 15_000 });
+  return testDatabase(serverUrl, name, url, pool);
+}
+
 /** An empty database with no migrations applied, for migration tests. */
 export async function createEmptyDatabase(): Promise<TestDatabase> {
-  const serverUrl = inject('serverUrl');
-  const name = `jtrace_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client(serverUrl);
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = databaseUrl(serverUrl, name);
-  const pool = createPool({ connectionString: url, max: 5, statementTimeoutMs: 0 });
-  return {
-    url,
-    name,
-    pool,
-    async drop() {
-      await pool.end();
-      const client = new pg.Client(serverUrl);
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
+  const { serverUrl, name, url } = await createDatabase(null);
+  return testDatabase(serverUrl, name, url, createPool({ connectionString: url, max: 5, statementTimeoutMs: 0 }));
 }
