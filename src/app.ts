@@ -19,6 +19,7 @@ import { registerReadRoutes } from './query/routes.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
+import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
 
 export interface AppDeps {
   config: Config;
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     micros: deps.now ? microsFromMillis(deps.now) : systemMicros,
     allowFullPayloadCapture: deps.config.allowFullPayloadCapture,
     maxEventPayloadBytes: deps.config.maxEventPayloadBytes,
+    warmup: createStatisticsWarmup(deps.pool, deps.logger),
     auth,
     metrics: deps.metrics,
   });

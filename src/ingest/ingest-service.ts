@@ -5,6 +5,7 @@ import type { EnvironmentRow } from '../projects/environments-sql.ts';
 import { getEventDetail, getJourneyDetail } from '../query/details.ts';
 import { prepareEvent, type PrepareContext, type Refusal } from './prepare.ts';
 import type { MicrosClock } from './received-clock.ts';
+import type { StatisticsWarmup } from './statistics-warmup.ts';
 import { ConcurrentWriteError, storeEvents, type StoreInput, type StoreVerdict } from './store.ts';
 
 export interface IngestDeps {
@@ -14,6 +15,7 @@ export interface IngestDeps {
   micros: MicrosClock;
   allowFullPayloadCapture: boolean;
   maxEventPayloadBytes: number;
+  warmup?: StatisticsWarmup;
 }
 
 export interface IngestScope {
@@ -95,6 +97,7 @@ export async function ingestEvents(
     try {
       const verdicts = await storeWithRetry(deps, scope, pending.map((p) => p.input));
       verdicts.forEach((verdict, i) => (results[pending[i]!.index] = toResult(verdict)));
+      deps.warmup?.record(verdicts.filter((v) => v.status === 'accepted' && !v.duplicate).length);
     } catch {
       for (const { index, input } of pending) {
         try {

@@ -1,0 +1,46 @@
+import type { Logger } from 'pino';
+import type { Pool } from '../db/pool.ts';
+
+/** Events this process stores before it checks whether the ingestion tables were ever analyzed. */
+export const WARMUP_EVENT_THRESHOLD = 500;
+
+export interface StatisticsWarmup {
+  /** Called with the number of events a real send stored. */
+  record(storedEvents: number): void;
+  /** Resolves when a started warm-up has finished (tests and shutdown). */
+  settled(): Promise<void>;
+}
+
+/**
+ * PostgreSQL plans the foreign-key checks into `journeys` once per connection. Planned while the
+ * table is empty and never analyzed, they use an index that matches on project_id alone and so
+ * scan every journey of the project, until autovacuum first analyzes the table (a minute or more
+ * later). On a fresh database each batch then grows slower as journeys accumulate. So once this
+ * process has stored a few hundred events, it analyzes the ingestion tables itself if nothing
+ * ever has: ANALYZE invalidates the cached plans, and the next checks use the primary key.
+ */
+export function createStatisticsWarmup(pool: Pool, logger: Logger, threshold = WARMUP_EVENT_THRESHOLD): StatisticsWarmup {
+  let stored = 0;
+  let running: Promise<void> | null = null;
+  return {
+    record(storedEvents) {
+      if (running !== null) return;
+      stored += storedEvents;
+      if (stored < threshold) return;
+      running = (async () => {
+        const result = await pool.query<{ analyzed: boolean }>(
+          `SELECT (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL) AS analyzed
+             FROM pg_stat_user_tables WHERE relname = 'journeys' AND schemaname = current_schema()`,
+        );
+        if (result.rows[0]?.analyzed !== false) return;
+        await pool.query('ANALYZE journeys, events, journey_aliases, search_tokens');
+        logger.info('gathered first statistics of the ingestion tables');
+      })().catch(() => {
+        // Best effort: autovacuum gathers them later anyway.
+      });
+    },
+    async settled() {
+      await running;
+    },
+  };
+}
