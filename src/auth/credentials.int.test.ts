@@ -165,7 +165,18 @@ describe('API key revocation', () => {
     expectError(await projects(app, bearer(project.apiKey)), 401, 'unauthorized');
   });
 
-  it.todo('answers 401 unauthorized for a revoked API key on an API-key route (needs the ingestion or read routes)');
+  it('answers 401 unauthorized for a revoked API key on the ingestion and read routes', async () => {
+    const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
+    const project = await seedProject(db.pool, keyring, 'revoked-three');
+    const read = () => app.inject({ method: 'GET', url: '/v1/journeys/none', headers: bearer(project.apiKey), remoteAddress: uniqueAddress() });
+    const ingest = () =>
+      app.inject({ method: 'POST', url: '/v1/events/batch', headers: bearer(project.apiKey), payload: { events: [] } });
+    expect((await read()).statusCode).toBe(404);
+    expect((await ingest()).statusCode).toBe(202);
+    await revokeApiKeyByPrefix(db.pool, project.keyPrefix);
+    expectError(await read(), 401, 'unauthorized');
+    expectError(await ingest(), 401, 'unauthorized');
+  });
 });
 
 describe('requireApiKey (called directly until an API-key route is registered)', () => {
@@ -489,9 +500,42 @@ describe('credential throttling', () => {
     expect((await projects(app, bearer(TEST_ADMIN_TOKEN), address)).statusCode).toBe(200);
   });
 
-  it.todo(
-    'answers 401 for an API key whose hash was written under an encryption key no longer configured (app built with keyring B, key made with keyring A), on an API-key route once ingestion exists',
-  );
-  it.todo('never holds back reads with a valid API key on a locked address (needs the read routes)');
-  it.todo('project selection by the admin token with x-service-project-id (no such route is registered yet)');
+  it('answers 401 for an API key whose hash was written under an encryption key no longer configured', async () => {
+    const keyA = createKeyring({ current: 'encryption-key-A-0123456789abcdefghijklmnop' });
+    const keyB = createKeyring({ current: 'encryption-key-B-0123456789abcdefghijklmnop' });
+    const project = await seedProject(db.pool, keyA, 'old-key');
+    const underA = await freshApp({ keyring: keyA });
+    const underB = await freshApp({ keyring: keyB });
+    const ingest = (target: FastifyInstance) =>
+      target.inject({ method: 'POST', url: '/v1/events/batch', headers: bearer(project.apiKey), payload: { events: [] } });
+    expect((await ingest(underA)).statusCode).toBe(202);
+    expectError(await ingest(underB), 401, 'unauthorized');
+  });
+
+  it('never holds back reads with a valid API key on a locked address, while the admin token is held back', async () => {
+    const address = uniqueAddress();
+    await lockAddress(app, address);
+    const read = await app.inject({ method: 'GET', url: '/v1/journeys/none', headers: bearer(seeded.apiKey), remoteAddress: address });
+    expectError(read, 404, 'not_found');
+    expectError(await projects(app, bearer(TEST_ADMIN_TOKEN), address), 429, 'too_many_attempts');
+    const wrongKey = await app.inject({
+      method: 'GET',
+      url: '/v1/journeys/none',
+      headers: bearer(`${seeded.apiKey.slice(0, -4)}AAAA`),
+      remoteAddress: address,
+    });
+    expectError(wrongKey, 429, 'too_many_attempts');
+  });
+
+  it('selects the project by x-service-project-id and refuses a bad, unknown or missing selection', async () => {
+    const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
+    const second = await seedProject(db.pool, keyring, 'second-project');
+    const read = (headers: Record<string, string>) =>
+      app.inject({ method: 'GET', url: '/v1/journeys/none', headers: { ...bearer(TEST_ADMIN_TOKEN), ...headers }, remoteAddress: uniqueAddress() });
+    expectError(await read({ 'x-service-project-id': second.projectId }), 404, 'not_found');
+    expectError(await read({ 'x-service-project-id': second.projectId.toUpperCase() }), 404, 'not_found');
+    expectError(await read({}), 404, 'project_not_found');
+    expectError(await read({ 'x-service-project-id': 'not-a-uuid' }), 404, 'project_not_found');
+    expectError(await read({ 'x-service-project-id': '00000000-0000-4000-8000-000000000000' }), 404, 'project_not_found');
+  });
 });
