@@ -25,6 +25,7 @@ import { createMetrics } from '../src/metrics/metrics.ts';
 import { findEnvironment } from '../src/projects/environments-sql.ts';
 import { createProject } from '../src/projects/projects-sql.ts';
 import { BATCH_SIZE, PHASE_LIMIT_MS, inChild, makeBatch, makeEvent } from './ingest-load.ts';
+import { freePort } from '../test/helpers/free-port.ts';
 
 const CLIENTS = 8;
 /** Batches sent first, on the fresh database before any statistics exist (see the report). */
@@ -124,15 +125,6 @@ async function withCpuProfile<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jtrace-bench-'));

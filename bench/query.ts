@@ -5,7 +5,6 @@
 // 1,000,000 journeys, about 5 events each); BENCH_REQUESTS the requests per scenario (300).
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -22,6 +21,7 @@ import { createProject } from '../src/projects/projects-sql.ts';
 import { ENVIRONMENTS, SURNAMES, emailAlias, entityId, journeyId, loadData, secondsSince, traceId } from './query-data.ts';
 import { renderSection, type Result, type RunInfo } from './query-markdown.ts';
 import { explainStatements, percentiles, recordStatements, writeQuerySection } from './query-report.ts';
+import { freePort } from '../test/helpers/free-port.ts';
 
 const JOURNEYS = Number(process.env.BENCH_JOURNEYS ?? 1_000_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
@@ -39,16 +39,6 @@ export const SERVER_SETTINGS: Record<string, string> = {
 const log = (line: string) => console.log(line);
 type App = Awaited<ReturnType<typeof buildApp>>;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startServer(dataDir: string, port: number): Promise<EmbeddedDatabase> {
   let server = await startEmbeddedPostgres({ dataDir, port, fsync: false });

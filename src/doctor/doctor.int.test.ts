@@ -9,6 +9,7 @@ import { createKeyring, type Keyring } from '../crypto/keyring.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, buildTestApp, seedProject, testConfig, type SeededProject } from '../../test/helpers/app.ts';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { freePort } from '../../test/helpers/free-port.ts';
 
 /** `jtrace doctor`: a healthy installation exits 0; each failing check makes it exit 1 and names the fix. */
 
@@ -19,16 +20,6 @@ let apiUrl: string;
 let project: SeededProject;
 const cleanups: Array<() => Promise<void>> = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const healthyEnv = (): Record<string, string> => ({ DATABASE_URL: db.url, ADMIN_TOKEN: TEST_ADMIN_TOKEN, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
 

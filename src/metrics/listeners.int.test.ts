@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptField } from '../crypto/field-encryption.ts';
 import { createKeyring } from '../crypto/keyring.ts';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, seedProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { freePort } from '../../test/helpers/free-port.ts';
 
 /**
  * The real entry point (src/main.ts) as a process: the metrics listener exists only with
@@ -18,16 +18,6 @@ const LOST_VALUE = 'entity-written-under-a-lost-key';
 let db: TestDatabase;
 const children: ChildProcess[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts src/main.ts and resolves with its log once it listens. */
 async function startServer(env: Record<string, string>): Promise<{ log: string[]; stop(): Promise<void> }> {
