@@ -6,6 +6,7 @@
 
 import type { Queryable } from '../db/pool.ts';
 import type { JourneyPosition } from './cursor.ts';
+import type { JourneyRecord } from './details-sql.ts';
 import { epochMicrosSql, microsText } from './micros.ts';
 
 /** Filters of one journey page, all already resolved to stored values. */
@@ -23,18 +24,8 @@ export interface JourneyScan {
   take: number;
 }
 
-export interface SummaryRecord {
-  id: string;
-  environment: string;
-  entity_type: string;
-  entity_id_encrypted: string;
-  status: string;
-  label: string | null;
-  last_step: string | null;
-  failed_step: string | null;
-  event_count: number;
-  started_at: Date;
-  last_event_at: Date;
+/** A journey list or search row: the detail's columns less completedAt and services, plus the cursor position. */
+export interface SummaryRecord extends Omit<JourneyRecord, 'completed_at' | 'services'> {
   last_event_us: string;
   aliases: Array<{ type: string; value: string }>;
 }
