@@ -7,7 +7,7 @@ import { deleteRange, previewRange, type RangeOutcome } from '../../deletion/ran
 import { AppError } from '../../http/errors.ts';
 import { formatTimestamp } from '../../http/timestamps.ts';
 import { findEnvironment } from '../../projects/environments-sql.ts';
-import { findProjectBySlug } from '../../projects/projects-sql.ts';
+import { findProjectArgument, unknownProjectMessage } from '../project-argument.ts';
 import { UsageError, single } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK, type CliContext, type CliServices } from '../context.ts';
@@ -28,8 +28,8 @@ async function withProject(
 ): Promise<number> {
   return ctx.withServices(async (services) => {
     try {
-      const project = await findProjectBySlug(services.pool, slug);
-      if (!project) throw new NotDone(`no project with the slug ${slug}`);
+      const project = await findProjectArgument(services.pool, slug);
+      if (!project) throw new NotDone(unknownProjectMessage(slug));
       return await fn(services, project.id);
     } catch (error) {
       if (!(error instanceof NotDone || error instanceof AppError)) throw error;

@@ -1,15 +1,9 @@
-import { isUuid } from '../../auth/credentials.ts';
-import type { Queryable } from '../../db/pool.ts';
-import { findProjectById, findProjectBySlug, type ProjectRow } from '../../projects/projects-sql.ts';
+import type { ProjectRow } from '../../projects/projects-sql.ts';
 import { classifyDestinationId, deleteDestination, setDestinationDisabled } from '../../replay/destinations.ts';
 import { UsageError, type ParsedArgs } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from '../context.ts';
-
-/** The project by slug, as every command names it, or by id as the API does. */
-async function findProject(db: Queryable, value: string): Promise<ProjectRow | null> {
-  return (await findProjectBySlug(db, value)) ?? (isUuid(value) ? await findProjectById(db, value.toLowerCase()) : null);
-}
+import { findProjectArgument, unknownProjectMessage } from '../project-argument.ts';
 
 /** The route's rule: NUL or over 512 characters is a bad argument; other non-uuids name nothing. */
 function destinationIdArgument(args: ParsedArgs): string {
@@ -35,9 +29,9 @@ function toggle(disabled: boolean): Command {
     async run(ctx, args) {
       const id = destinationIdArgument(args);
       return ctx.withServices(async ({ pool }) => {
-        const project = await findProject(pool, args.positionals.project!);
+        const project = await findProjectArgument(pool, args.positionals.project!);
         if (!project) {
-          ctx.io.err(`no project with the slug ${args.positionals.project}`);
+          ctx.io.err(unknownProjectMessage(args.positionals.project!));
           return EXIT_FAILED;
         }
         const destination = await setDestinationDisabled(pool, project.id, id, disabled);
@@ -60,9 +54,9 @@ export const deleteDestinationCommand: Command = {
   async run(ctx, args) {
     const id = destinationIdArgument(args);
     return ctx.withServices(async ({ pool }) => {
-      const project = await findProject(pool, args.positionals.project!);
+      const project = await findProjectArgument(pool, args.positionals.project!);
       if (!project) {
-        ctx.io.err(`no project with the slug ${args.positionals.project}`);
+        ctx.io.err(unknownProjectMessage(args.positionals.project!));
         return EXIT_FAILED;
       }
       const deleted = await deleteDestination(pool, project.id, id);

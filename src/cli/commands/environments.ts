@@ -7,10 +7,10 @@ import {
   type EnvironmentChanges,
   type EnvironmentRow,
 } from '../../projects/environments-sql.ts';
-import { findProjectBySlug } from '../../projects/projects-sql.ts';
 import { UsageError, single, type ParsedArgs } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from '../context.ts';
+import { findProjectArgument, unknownProjectMessage } from '../project-argument.ts';
 
 function show(io: CliIo, slug: string, environment: EnvironmentRow): void {
   io.out(`project: ${slug}`);
@@ -76,9 +76,9 @@ export const environmentSet: Command = {
   async run(ctx, args) {
     const changes = changesFrom(args);
     return ctx.withServices(async ({ pool }) => {
-      const project = await findProjectBySlug(pool, args.positionals.project!);
+      const project = await findProjectArgument(pool, args.positionals.project!);
       if (!project) {
-        ctx.io.err(`no project with the slug ${args.positionals.project}`);
+        ctx.io.err(unknownProjectMessage(args.positionals.project!));
         return EXIT_FAILED;
       }
       const updated = await updateEnvironment(pool, project.id, args.positionals.environment!, changes);
@@ -99,7 +99,7 @@ export const environmentShow: Command = {
   spec: { positionals: ['project', 'environment'] },
   async run(ctx, args) {
     return ctx.withServices(async ({ pool }) => {
-      const project = await findProjectBySlug(pool, args.positionals.project!);
+      const project = await findProjectArgument(pool, args.positionals.project!);
       const environment = project ? await findEnvironment(pool, project.id, args.positionals.environment!) : null;
       if (!project || !environment) {
         ctx.io.err(`no environment ${args.positionals.environment} in a project ${args.positionals.project}`);
