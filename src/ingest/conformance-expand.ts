@@ -2,6 +2,7 @@
 // HTTP conformance runner. A case stays unchanged on disk; each run expands a fresh copy.
 
 import { randomBytes } from 'node:crypto';
+import { setOwn } from './own-keys.ts';
 
 /** The placeholder replaced in every string and key by the run token. */
 export const RUN_PLACEHOLDER = '{{run}}';
@@ -141,7 +142,3 @@ function replaceRun(text: string, run: string): string {
   return text.includes(RUN_PLACEHOLDER) ? text.replaceAll(RUN_PLACEHOLDER, run) : text;
 }
 
-/** Plain assignment of `__proto__` would set the prototype instead of a key. */
-function setOwn(obj: object, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-}

@@ -17,6 +17,7 @@ import type { LengthRange } from './limits.ts';
 import { parseTimestamp } from './timestamp.ts';
 import { OPERATIONS } from './envelope-types.ts';
 import type { JsonObject, JsonValue, Operation, ValidEvent } from './envelope-types.ts';
+import { setOwn } from './own-keys.ts';
 
 export { OPERATIONS, classifyEvent } from './envelope-types.ts';
 export type {
@@ -310,11 +311,6 @@ function own(obj: Obj, key: string): unknown {
  * object (only `__proto__` is an accessor of Object.prototype) at half the cost of validation
  * (bench/ingest.ts).
  */
-function setOwn(obj: object, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else (obj as Record<string, unknown>)[key] = value;
-}
-
 function joinPath(parent: string, segment: string): string {
   return parent === '' ? segment : `${parent}.${segment}`;
 }

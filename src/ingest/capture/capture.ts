@@ -2,7 +2,8 @@
 // 5.1-5.3): what is stored, which rules apply to it, and what the error keeps.
 import { maskCredentialText } from './mask-error-text.ts';
 import { compileRules } from './operator-rules.ts';
-import { createRedactor, setOwn } from './redact.ts';
+import { setOwn } from '../own-keys.ts';
+import { createRedactor } from './redact.ts';
 
 export const CAPTURE_MODES = [
   'metadata-only',

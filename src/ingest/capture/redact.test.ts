@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileRules } from './operator-rules.ts';
 import { BUILT_IN_SECRET_NAMES } from './secret-names.ts';
-import { REDACTED, endsWithTruncationMarker, maskHeaderLines, redactValue, setOwn } from './redact.ts';
+import { setOwn } from '../own-keys.ts';
+import { REDACTED, endsWithTruncationMarker, maskHeaderLines, redactValue } from './redact.ts';
 
 const R = REDACTED;
 const rules = (...sources: string[]) => compileRules(sources).rules;

@@ -2,6 +2,7 @@
 // header shapes and header lines in strings. Pure: the input is never mutated.
 import type { CompiledRule, RuleStep } from './operator-rules.ts';
 import { foldName, isFoldedBuiltInSecretName, isKnownHeaderName } from './secret-names.ts';
+import { setOwn } from '../own-keys.ts';
 
 /** The marker that replaces a removed value (5.9). */
 export const REDACTED = '[REDACTED]';
@@ -18,13 +19,6 @@ interface Context {
   readonly rootCursors: readonly Cursor[];
 }
 
-/**
- * Sets an own enumerable property. Plain assignment of `__proto__` would set the prototype
- * instead (2.5: `__proto__` is an ordinary key), so every key goes through defineProperty.
- */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-}
 
 /** Reads an own property only, so that `value`/`name` never come from a prototype. */
 function getOwn(source: object, key: string): unknown {
