@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import type { StoredApiKeyHash } from '../crypto/api-keys.ts';
+import type { EnvironmentRow } from '../projects/environments-sql.ts';
 
 export interface ApiKeyRecord {
   id: string;
@@ -11,6 +12,8 @@ export interface ApiKeyRecord {
   hash: string;
   hashKeyId: string;
   revoked: boolean;
+  /** The key's environment with its capture settings, read in the same statement for ingestion. */
+  environment: EnvironmentRow;
 }
 
 export async function insertApiKey(
@@ -29,7 +32,9 @@ export async function insertApiKey(
 export async function findApiKeyByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRecord | null> {
   const result = await db.query<ApiKeyRecord>(
     `SELECT k.id, k.project_id AS "projectId", k.environment_id AS "environmentId", e.name AS "environmentName",
-            k.prefix, k.hash, k.hash_key_id AS "hashKeyId", k.revoked_at IS NOT NULL AS revoked
+            k.prefix, k.hash, k.hash_key_id AS "hashKeyId", k.revoked_at IS NOT NULL AS revoked,
+            json_build_object('projectId', e.project_id, 'id', e.id, 'name', e.name, 'captureMode', e.capture_mode,
+              'retentionDays', e.retention_days, 'redactionPaths', e.redaction_paths, 'captureAllowlist', e.capture_allowlist) AS environment
        FROM api_keys k JOIN environments e ON e.project_id = k.project_id AND e.id = k.environment_id
       WHERE k.prefix = $1`,
     [prefix],

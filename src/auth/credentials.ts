@@ -6,6 +6,7 @@ import type { Queryable } from '../db/pool.ts';
 import { resolveClientAddress, throttleKey } from '../http/client-address.ts';
 import { AppError, errors } from '../http/errors.ts';
 import type { FailedCredentialThrottle } from '../http/throttle.ts';
+import type { EnvironmentRow } from '../projects/environments-sql.ts';
 import { findProjectById, soleProjectId } from '../projects/projects-sql.ts';
 import { findApiKeyByPrefix, rehashApiKey, touchApiKey, type ApiKeyRecord } from './api-keys-sql.ts';
 
@@ -25,6 +26,7 @@ export interface ApiKeyPrincipal {
   projectId: string;
   environmentId: string;
   environmentName: string;
+  environment: EnvironmentRow;
 }
 
 /** What a reader may see: a whole project (admin) or one environment of it (API key). */
@@ -66,6 +68,7 @@ async function apiKeyFromToken(ctx: AuthContext, token: string): Promise<ApiKeyP
     projectId: record.projectId,
     environmentId: record.environmentId,
     environmentName: record.environmentName,
+    environment: record.environment,
   };
 }
 

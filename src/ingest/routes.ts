@@ -4,7 +4,6 @@ import { requireApiKey, type AuthContext } from '../auth/credentials.ts';
 import { AppError } from '../http/errors.ts';
 import { parseQuery } from '../http/query.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { findEnvironment } from '../projects/environments-sql.ts';
 import { dryRunEvents, ingestEvents, type EventResult, type IngestDeps, type IngestScope } from './ingest-service.ts';
 import { MAX_BATCH_EVENTS, requestBodyLimitBytes } from './limits.ts';
 
@@ -71,10 +70,9 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
   const bodyOptions = { bodyLimit, onRequest: checkDeclaredSize, preParsing: measureUndeclaredSize };
 
   const scopeFor = async (request: FastifyRequest): Promise<IngestScope> => {
+    // The key's environment and its capture settings come with the key: one statement, not two.
     const principal = await requireApiKey(request, deps.auth);
-    const environment = await findEnvironment(deps.pool, principal.projectId, principal.environmentName);
-    if (!environment) throw new AppError(401, 'unauthorized', 'The credential was refused.');
-    return { projectId: principal.projectId, environment };
+    return { projectId: principal.projectId, environment: principal.environment };
   };
 
   const count = (results: EventResult[]) => {
