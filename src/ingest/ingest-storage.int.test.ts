@@ -6,6 +6,7 @@ import { searchTokenForWrite } from '../crypto/search-tokens.ts';
 import { TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { normalizeIdentifier } from './aliases.ts';
+import { NO_TRACE, countRows, journeyTrace as traceOf, testEnvelope as envelope, uid } from './test-fixtures.ts';
 
 /**
  * What ingestion leaves in the database, through HTTP: nothing for a refused event, the journey
@@ -31,17 +32,6 @@ afterAll(async () => {
   await db.drop();
 });
 
-let counter = 0;
-const uid = () => `${process.pid.toString(36)}_${(++counter).toString(36)}`;
-
-function event(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    id: `evt_${uid()}`, journeyId: `jrn_${uid()}`, environment: 'production', service: 'checkout',
-    entity: { type: 'order', id: 'ord-1001' }, operation: 'received', name: 'order received',
-    timestamp: '2026-08-06T16:31:02.120Z', ...fields,
-  };
-}
-const envelope = (fields: Record<string, unknown> = {}) => ({ protocolVersion: '0.1', event: event(fields) });
 
 function send(url: string, body: unknown, key: string = project.apiKey) {
   return app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...bearer(key) }, payload: JSON.stringify(body) });
@@ -52,19 +42,8 @@ function expectError(response: LightMyRequestResponse, status: number, code: str
   expect(response.json().error.code).toBe(code);
 }
 
-async function count(sql: string, params: unknown[]): Promise<number> {
-  return (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params)).rows[0]!.n;
-}
-async function journeyTrace(journeyId: string) {
-  const where = 'WHERE project_id = $1 AND journey_id = $2';
-  return {
-    journeys: await count('journeys WHERE project_id = $1 AND id = $2', [project.projectId, journeyId]),
-    events: await count(`events ${where}`, [project.projectId, journeyId]),
-    aliases: await count(`journey_aliases ${where}`, [project.projectId, journeyId]),
-    tokens: await count(`search_tokens ${where}`, [project.projectId, journeyId]),
-  };
-}
-const NO_TRACE = { journeys: 0, events: 0, aliases: 0, tokens: 0 };
+const count = (sql: string, params: unknown[]) => countRows(db.pool, sql, params);
+const journeyTrace = (journeyId: string) => traceOf(db.pool, project.projectId, journeyId);
 
 describe('what a refused event leaves', () => {
   it('nothing: no event, journey, alias or search token, whatever refused it', async () => {

@@ -9,6 +9,7 @@ import { createKeyring } from '../crypto/keyring.ts';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { requestBodyLimitBytes } from './limits.ts';
+import { NO_TRACE, countRows, journeyTrace as traceOf, testEnvelope as envelope } from './test-fixtures.ts';
 
 /**
  * Ingestion through HTTP beyond the conformance cases: the single route's answers, the
@@ -44,17 +45,6 @@ afterAll(async () => {
   await db.drop();
 });
 
-let counter = 0;
-const uid = () => `${process.pid.toString(36)}_${(++counter).toString(36)}`;
-
-function event(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    id: `evt_${uid()}`, journeyId: `jrn_${uid()}`, environment: 'production', service: 'checkout',
-    entity: { type: 'order', id: 'ord-1001' }, operation: 'received', name: 'order received',
-    timestamp: '2026-08-06T16:31:02.120Z', ...fields,
-  };
-}
-const envelope = (fields: Record<string, unknown> = {}) => ({ protocolVersion: '0.1', event: event(fields) });
 
 /** A request with exactly the headers given (no implicit content type). */
 function raw(url: string, payload: string | Buffer | undefined, headers: Record<string, string>, target = app) {
@@ -100,19 +90,8 @@ function expectError(response: LightMyRequestResponse, status: number, code: str
   return error;
 }
 
-async function count(sql: string, params: unknown[]): Promise<number> {
-  return (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params)).rows[0]!.n;
-}
-async function journeyTrace(journeyId: string) {
-  const where = 'WHERE project_id = $1 AND journey_id = $2';
-  return {
-    journeys: await count('journeys WHERE project_id = $1 AND id = $2', [project.projectId, journeyId]),
-    events: await count(`events ${where}`, [project.projectId, journeyId]),
-    aliases: await count(`journey_aliases ${where}`, [project.projectId, journeyId]),
-    tokens: await count(`search_tokens ${where}`, [project.projectId, journeyId]),
-  };
-}
-const NO_TRACE = { journeys: 0, events: 0, aliases: 0, tokens: 0 };
+const count = (sql: string, params: unknown[]) => countRows(db.pool, sql, params);
+const journeyTrace = (journeyId: string) => traceOf(db.pool, project.projectId, journeyId);
 
 describe('POST /v1/events', () => {
   it('answers 202 with the verdict, and duplicate true for a resend', async () => {
