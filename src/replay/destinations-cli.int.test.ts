@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAudit } from '../audit/audit-log.ts';
-import type { CliContext } from '../cli/context.ts';
-import { runCli } from '../cli/run.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { buildTestApp, seedProject, testConfig, type SeededProject } from '../../test/helpers/app.ts';
+import { buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
+import { runTestCli } from '../../test/helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { createDestinationVia, ingestEvent, replay, startTarget, type Target } from './test-kit.ts';
 
@@ -15,16 +14,9 @@ let target: Target;
 let acme: SeededProject;
 let other: SeededProject;
 
-/** The CLI in-process against the test pool, output captured. */
+/** The CLI in-process against the test pool, output captured as text. */
 async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const ctx: CliContext = {
-    env: {},
-    io: { out: (line) => out.push(line), err: (line) => err.push(line) },
-    withServices: (fn) => fn({ pool: db.pool, keyring, config: testConfig() }),
-  };
-  const code = await runCli(argv, ctx);
+  const { code, out, err } = await runTestCli(argv, { pool: db.pool, keyring });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 

@@ -2,11 +2,10 @@
 // database, and events that carry every kind of identifier a search token is made from.
 
 import type { FastifyInstance } from 'fastify';
-import type { CliContext } from '../cli/context.ts';
-import { runCli } from '../cli/run.ts';
 import { createKeyring, type Keyring } from '../crypto/keyring.ts';
 import type { Pool } from '../db/pool.ts';
-import { bearer, testConfig } from '../../test/helpers/app.ts';
+import { bearer } from '../../test/helpers/app.ts';
+import { runTestCli } from '../../test/helpers/cli.ts';
 
 export const KEY_A = 'rotation-key-A-0123456789abcdefghijklmnopqrstuv';
 export const KEY_B = 'rotation-key-B-0123456789abcdefghijklmnopqrstuv';
@@ -22,15 +21,8 @@ export interface CliRun {
 
 /** Runs a CLI command against the test pool with the given keyring, capturing its output. */
 export async function cli(pool: Pool, keyring: Keyring, argv: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const ctx: CliContext = {
-    env,
-    io: { out: (line) => out.push(line), err: (line) => err.push(line) },
-    withServices: (fn) => fn({ config: testConfig(), pool, keyring }),
-  };
-  const status = await runCli(argv, ctx);
-  return { status, out, err };
+  const { code, out, err } = await runTestCli(argv, { pool, keyring }, env);
+  return { status: code, out, err };
 }
 
 export interface JourneyFixture {
