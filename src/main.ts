@@ -42,8 +42,6 @@ async function main(): Promise<void> {
   };
 
   const metrics = createMetrics(database.pool);
-  // Unreadable stored data is reported, never fatal (interface-spec 5): a count per table, no values.
-  await reportUnreadableValues(database.pool, keyring, metrics, logger);
   const app = await buildApp({
     config: effectiveConfig,
     pool: database.pool,
@@ -55,6 +53,9 @@ async function main(): Promise<void> {
   });
   await app.listen({ host: config.host, port: config.port });
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.host, config.metricsPort);
+  // Unreadable stored data is reported, never fatal (interface-spec 5): a count per table, no
+  // values. It scans the identifier tables, so it runs beside traffic rather than before listening.
+  const unreadableCheck = reportUnreadableValues(database.pool, keyring, metrics, logger);
   const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs });
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper.stop()]);
+      await Promise.all([app.close(), sweeper.stop(), unreadableCheck]);
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');

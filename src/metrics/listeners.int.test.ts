@@ -74,6 +74,10 @@ describe('the server process', () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
     const server = await startServer({ PORT: String(port), METRICS_PORT: String(metricsPort) });
     try {
+      // The check runs beside traffic once the server listens: wait for its log line.
+      for (let i = 0; i < 100 && !server.log.join('').includes('"unreadableValues"'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       const scrape = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(scrape).toContain('service_unreadable_values{table="journeys"} 1');
       expect(scrape).toContain('service_unreadable_values{table="search_tokens"} 0');
