@@ -12,6 +12,8 @@ export interface ApiKeyRecord {
   hash: string;
   hashKeyId: string;
   revoked: boolean;
+  /** Whether last use was recorded less than a minute ago, so no write is needed now. */
+  recentlyUsed: boolean;
   /** The key's environment with its capture settings, read in the same statement for ingestion. */
   environment: EnvironmentRow;
 }
@@ -33,6 +35,7 @@ export async function findApiKeyByPrefix(db: Queryable, prefix: string): Promise
   const result = await db.query<ApiKeyRecord>(
     `SELECT k.id, k.project_id AS "projectId", k.environment_id AS "environmentId", e.name AS "environmentName",
             k.prefix, k.hash, k.hash_key_id AS "hashKeyId", k.revoked_at IS NOT NULL AS revoked,
+            COALESCE(k.last_used_at >= now() - interval '1 minute', false) AS "recentlyUsed",
             json_build_object('projectId', e.project_id, 'id', e.id, 'name', e.name, 'captureMode', e.capture_mode,
               'retentionDays', e.retention_days, 'redactionPaths', e.redaction_paths, 'captureAllowlist', e.capture_allowlist) AS environment
        FROM api_keys k JOIN environments e ON e.project_id = k.project_id AND e.id = k.environment_id

@@ -500,6 +500,24 @@ describe('credential throttling', () => {
     expect((await projects(app, bearer(TEST_ADMIN_TOKEN), address)).statusCode).toBe(200);
   });
 
+  it('records the last use of a key, at most once a minute', async () => {
+    const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
+    const project = await seedProject(db.pool, keyring, 'last-use');
+    const lastUsed = async () =>
+      (await db.pool.query<{ at: Date | null }>('SELECT last_used_at AS at FROM api_keys WHERE prefix = $1', [project.keyPrefix])).rows[0]!.at;
+    const ingest = () => app.inject({ method: 'POST', url: '/v1/events/batch', headers: bearer(project.apiKey), payload: { events: [] } });
+    expect(await lastUsed()).toBeNull();
+    await ingest();
+    const first = await lastUsed();
+    expect(first).toBeInstanceOf(Date);
+    await ingest();
+    expect(await lastUsed()).toEqual(first);
+    await db.pool.query("UPDATE api_keys SET last_used_at = now() - interval '2 minutes' WHERE prefix = $1", [project.keyPrefix]);
+    const aged = await lastUsed();
+    await ingest();
+    expect((await lastUsed())!.getTime()).toBeGreaterThan(aged!.getTime());
+  });
+
   it('answers 401 for an API key whose hash was written under an encryption key no longer configured', async () => {
     const keyA = createKeyring({ current: 'encryption-key-A-0123456789abcdefghijklmnop' });
     const keyB = createKeyring({ current: 'encryption-key-B-0123456789abcdefghijklmnop' });

@@ -74,7 +74,8 @@ async function apiKeyFromToken(ctx: AuthContext, token: string): Promise<ApiKeyP
 
 async function recordUse(ctx: AuthContext, record: ApiKeyRecord, token: string, verdict: 'current' | 'previous') {
   if (verdict === 'previous') await rehashApiKey(ctx.db, record, hashApiKey(ctx.keyring, token, 'current'));
-  await touchApiKey(ctx.db, record);
+  // Last use is kept to the minute: most requests of a busy key write nothing.
+  if (!record.recentlyUsed) await touchApiKey(ctx.db, record);
 }
 
 /** Ingestion: an API key only, never throttled (event protocol 1.4). */
