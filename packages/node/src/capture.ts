@@ -1,0 +1,127 @@
+// Turns any host value into JSON the server accepts (event protocol 9.1), in one walk: cycles,
+// Dates, BigInt, Map, Set, Error, typed arrays and throwing getters become plain data, strings
+// are cut with the contract's marker, and depth and width are bounded. The host's value is only
+// read, never changed.
+import { MAX_DEPTH, MAX_STRING_UNITS, MAX_WIDTH, setOwn } from './shared-rules.ts';
+
+export const CIRCULAR = '[CIRCULAR]';
+/** Not in the contract's marker table: a value whose reading threw (a getter, a toJSON). */
+export const UNREADABLE = '[UNREADABLE]';
+/** Not in the contract's marker table: a container below the depth the server accepts. */
+export const TOO_DEEP = '[MAX_DEPTH]';
+
+/** Levels a value of the event may use: payload roots sit at level 2 of the envelope (9.1). */
+export const ROOT_LEVEL = 2;
+
+function truncationMarker(removed: number): string {
+  return `[TRUNCATED: ${removed} characters removed]`;
+}
+
+/**
+ * Cuts a string to at most `max` UTF-16 units in total, marker included (5.9): the marker says
+ * how many units were removed, a CRLF precedes it when the string holds CRLF (so the server still
+ * reads a cut header block), and a surrogate pair is never split.
+ */
+export function truncateString(text: string, max = MAX_STRING_UNITS): string {
+  if (text.length <= max) return text;
+  const separator = text.includes('\r\n') ? '\r\n' : '';
+  let keep = max - separator.length - truncationMarker(text.length).length;
+  // The marker's digit count depends on `keep`; one more pass settles it.
+  keep = max - separator.length - truncationMarker(text.length - keep).length;
+  const code = text.charCodeAt(keep - 1);
+  if (code >= 0xd800 && code <= 0xdbff) keep -= 1;
+  return text.slice(0, keep) + separator + truncationMarker(text.length - keep);
+}
+
+function describeBinary(value: ArrayBufferView | ArrayBuffer): string {
+  const name = value.constructor?.name ?? 'Binary';
+  return `[${name}: ${value.byteLength} bytes]`;
+}
+
+/** A JSON-safe copy of `value` at envelope level `level`; undefined means "leave out". */
+export function toWireValue(value: unknown, level = ROOT_LEVEL): unknown {
+  return capture(value, level, new Set());
+}
+
+function capture(value: unknown, level: number, ancestors: Set<object>): unknown {
+  switch (typeof value) {
+    case 'string':
+      return value.length > MAX_STRING_UNITS ? truncateString(value) : value;
+    case 'number':
+      return Number.isFinite(value) ? value : null;
+    case 'boolean':
+      return value;
+    case 'bigint':
+      // The contract reads numbers as doubles; a string keeps every digit (2.5).
+      return value.toString();
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+  }
+  if (value === null) return null;
+  const object = value as object;
+  if (ancestors.has(object)) return CIRCULAR;
+  if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
+  if (ArrayBuffer.isView(object) || object instanceof ArrayBuffer) return describeBinary(object);
+  if (level >= MAX_DEPTH) return TOO_DEEP;
+  ancestors.add(object);
+  try {
+    if (object instanceof Error) return captureError(object, level, ancestors);
+    if (object instanceof Map) return captureEntries(object.entries(), level, ancestors);
+    if (object instanceof Set || Array.isArray(object)) return captureArray(object, level, ancestors);
+    const toJSON = (object as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') {
+      ancestors.delete(object);
+      return capture(toJSON.call(object), level, ancestors);
+    }
+    return captureEntries(ownEntries(object), level, ancestors);
+  } catch {
+    return UNREADABLE;
+  } finally {
+    ancestors.delete(object);
+  }
+}
+
+function* ownEntries(object: object): Generator<[string, unknown]> {
+  for (const key of Object.keys(object)) {
+    let item: unknown;
+    try {
+      item = (object as Record<string, unknown>)[key];
+    } catch {
+      item = UNREADABLE;
+    }
+    yield [key, item];
+  }
+}
+
+function captureEntries(entries: Iterable<[unknown, unknown]>, level: number, ancestors: Set<object>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let width = 0;
+  for (const [key, item] of entries) {
+    // Members past the server's width are left off rather than refusing the event.
+    if (width >= MAX_WIDTH) break;
+    const captured = capture(item, level + 1, ancestors);
+    if (captured === undefined) continue;
+    setOwn(out, typeof key === 'string' ? key : String(key), captured);
+    width += 1;
+  }
+  return out;
+}
+
+function captureArray(items: Iterable<unknown>, level: number, ancestors: Set<object>): unknown[] {
+  const out: unknown[] = [];
+  for (const item of items) {
+    if (out.length >= MAX_WIDTH) break;
+    const captured = capture(item, level + 1, ancestors);
+    out.push(captured === undefined ? null : captured);
+  }
+  return out;
+}
+
+/** An Error found inside a payload: its name, message and own fields, never its stack. */
+function captureError(error: Error, level: number, ancestors: Set<object>): Record<string, unknown> {
+  const out = captureEntries(ownEntries(error), level, ancestors);
+  delete out.stack;
+  return { name: capture(error.name, level + 1, ancestors), message: capture(error.message, level + 1, ancestors), ...out };
+}

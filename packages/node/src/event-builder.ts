@@ -1,0 +1,165 @@
+// Builds one protocol 0.1 envelope from a step the host recorded: capture to plain JSON,
+// in-process redaction with the server's rules, error masking, then fitting to the limits.
+import { randomUUID } from 'node:crypto';
+import { ROOT_LEVEL, toWireValue } from './capture.ts';
+import { fitAliases, fitEnvelopeSize, fitErrorMessage, fitField, fitLabel, fitMetadata } from './fit.ts';
+import {
+  ENTITY_FIELD_LENGTHS,
+  ERROR_FIELD_LENGTHS,
+  EVENT_FIELD_LENGTHS,
+  MAX_DURATION_MS,
+  PROTOCOL_VERSION,
+  REDACTED,
+  isSecretLookingName,
+  maskCredentialText,
+} from './shared-rules.ts';
+import type { Diagnostic, Entity, RecordFields } from './types.ts';
+
+export interface Envelope {
+  protocolVersion: string;
+  event: Record<string, unknown>;
+}
+
+export interface BuilderSettings {
+  readonly service: string;
+  readonly environment: string;
+  readonly redact: (value: unknown) => unknown;
+  readonly captureStack: boolean;
+  readonly maxEventBytes: number;
+  readonly runtime: Record<string, unknown>;
+  readonly deployment: Record<string, unknown> | undefined;
+  readonly report: (diagnostic: Diagnostic) => void;
+  /** `field path` pairs already reported as unredacted secret names: each is reported once. */
+  readonly reportedNames: Set<string>;
+}
+
+export interface StepContext {
+  readonly journeyId: string;
+  readonly entity: Entity;
+  readonly label?: string | undefined;
+  readonly traceId?: string | undefined;
+  readonly spanId?: string | undefined;
+}
+
+export function newEventId(): string {
+  return `evt_${randomUUID()}`;
+}
+
+/** The error as the protocol carries it (2.3): type, masked message, code, and a stack only if asked. */
+export function describeError(error: unknown, settings: Pick<BuilderSettings, 'captureStack' | 'redact'>): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  if (error instanceof Error) {
+    picked.type = error.name || error.constructor?.name || 'Error';
+    picked.message = String(error.message);
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' || typeof code === 'number') picked.code = String(code);
+    if (settings.captureStack && typeof error.stack === 'string') picked.stack = error.stack;
+  } else if (typeof error === 'string') {
+    picked.message = error;
+  } else {
+    picked.type = typeof error;
+    let text: string;
+    try {
+      text = JSON.stringify(toWireValue(error)) ?? String(error);
+    } catch {
+      text = 'Unreadable error';
+    }
+    picked.message = text;
+  }
+  const redacted = settings.redact(picked) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  if (typeof redacted.type === 'string') out.type = fitField(redacted.type, ERROR_FIELD_LENGTHS.type.max);
+  out.message = fitErrorMessage(maskCredentialText(String(redacted.message)));
+  if (typeof redacted.code === 'string') out.code = fitField(redacted.code, ERROR_FIELD_LENGTHS.code.max);
+  if (typeof redacted.stack === 'string') out.stack = fitField(maskCredentialText(redacted.stack), ERROR_FIELD_LENGTHS.stack.max);
+  return out;
+}
+
+function timestampOf(value: Date | string | undefined): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
+  return new Date().toISOString();
+}
+
+/** Reports secret-looking keys (5.8 item 7) that no rule replaced, once per field and path. */
+function reportUnredactedNames(settings: BuilderSettings, field: string, value: unknown): void {
+  const visit = (node: unknown, path: string, depth: number): void => {
+    if (depth > 64 || node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item, `${path}[*]`, depth + 1);
+      return;
+    }
+    for (const key of Object.keys(node)) {
+      const item = (node as Record<string, unknown>)[key];
+      const inner = `${path}.${key}`;
+      if (item !== REDACTED && isSecretLookingName(key)) {
+        const id = `${field} ${inner}`;
+        if (!settings.reportedNames.has(id)) {
+          settings.reportedNames.add(id);
+          settings.report({
+            kind: 'unredacted_secret_name',
+            message: `A secret-looking name no rule covers was sent as it is: ${inner}. Add a redaction rule if it holds a secret.`,
+            detail: { field, name: key, path: inner },
+          });
+        }
+      }
+      visit(item, inner, depth + 1);
+    }
+  };
+  visit(value, field, 0);
+}
+
+function capturedRoot(settings: BuilderSettings, field: string, value: unknown): unknown {
+  const captured = toWireValue(value, ROOT_LEVEL);
+  if (captured === undefined || captured === null) return undefined;
+  const redacted = settings.redact(captured);
+  reportUnredactedNames(settings, field, redacted);
+  return redacted;
+}
+
+/** One envelope ready to queue; throws only on a bug, which the caller counts as a capture failure. */
+export function buildEnvelope(settings: BuilderSettings, step: StepContext, fields: RecordFields): Envelope {
+  const event: Record<string, unknown> = {
+    id: newEventId(),
+    journeyId: step.journeyId,
+    environment: settings.environment,
+    service: settings.service,
+    entity: {
+      type: fitField(String(step.entity.type), ENTITY_FIELD_LENGTHS.type.max),
+      id: String(step.entity.id),
+    },
+    operation: fields.operation,
+    name: fitField(String(fields.name) || fields.operation, EVENT_FIELD_LENGTHS.name.max),
+    timestamp: timestampOf(fields.timestamp),
+  };
+  const label = fitLabel(step.label);
+  if (label !== undefined) event.journeyLabel = label;
+  const aliases = fitAliases(fields.aliases, fields.displayableAliases);
+  if (aliases.aliases !== undefined) event.aliases = aliases.aliases;
+  if (aliases.displayableAliases !== undefined) event.displayableAliases = aliases.displayableAliases;
+  if (fields.durationMs !== undefined && Number.isFinite(fields.durationMs)) {
+    event.durationMs = Math.min(MAX_DURATION_MS, Math.max(0, Math.round(fields.durationMs)));
+  }
+  for (const key of ['parentEventId', 'messageId', 'correlationId'] as const) {
+    const value = fields[key];
+    if (typeof value === 'string') event[key] = fitField(value, EVENT_FIELD_LENGTHS[key].max);
+  }
+  if (step.traceId !== undefined) event.traceId = step.traceId;
+  if (step.spanId !== undefined) event.spanId = step.spanId;
+  const input = capturedRoot(settings, 'input', fields.input);
+  if (input !== undefined) event.input = input;
+  const output = capturedRoot(settings, 'output', fields.output);
+  if (output !== undefined) event.output = output;
+  if (fields.error !== undefined && fields.error !== null) event.error = describeError(fields.error, settings);
+  event.runtime = settings.runtime;
+  if (settings.deployment !== undefined) event.deployment = settings.deployment;
+  if (fields.metadata !== undefined) {
+    const metadata = capturedRoot(settings, 'metadata', fields.metadata);
+    if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)) {
+      event.metadata = fitMetadata(metadata as Record<string, unknown>);
+    }
+  }
+  const envelope = { protocolVersion: PROTOCOL_VERSION, event };
+  fitEnvelopeSize(envelope, settings.maxEventBytes);
+  return envelope;
+}

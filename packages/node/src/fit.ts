@@ -1,0 +1,138 @@
+// Fitting an event to the server's limits before it is sent (event protocol 9.1, 5.9), so that
+// the server stores it instead of refusing it: field lengths, alias and metadata keys, then the
+// envelope's size (the larger payload replaced first, metadata dropped last).
+import {
+  ALIAS_TYPE_LENGTH,
+  ALIAS_VALUE_LENGTH,
+  ERROR_FIELD_LENGTHS,
+  EVENT_FIELD_LENGTHS,
+  MAX_DISPLAYABLE_ALIASES,
+  METADATA_KEY_LENGTH,
+  setOwn,
+} from './shared-rules.ts';
+
+export const PAYLOAD_TOO_LARGE = '[PAYLOAD_TOO_LARGE]';
+export const KEY_TOO_LONG = '[KEY_TOO_LONG]';
+export const MESSAGE_TRUNCATED = '[TRUNCATED]';
+const ELLIPSIS = '\u2026';
+
+/** Code points in `text`, stopping early once past `limit` (most strings are short). */
+export function codePointsOver(text: string, limit: number): boolean {
+  if (text.length <= limit) return false;
+  let count = 0;
+  for (const _ of text) if (++count > limit) return true;
+  return false;
+}
+
+/** The first `count` code points of `text`. */
+function headCodePoints(text: string, count: number): string {
+  let out = '';
+  let taken = 0;
+  for (const char of text) {
+    if (taken++ >= count) break;
+    out += char;
+  }
+  return out;
+}
+
+/** Cuts to `max` code points, the last being `marker`, without splitting a character. */
+export function cutWithMarker(text: string, max: number, marker: string): string {
+  if (!codePointsOver(text, max)) return text;
+  return headCodePoints(text, max - Array.from(marker).length) + marker;
+}
+
+/** A label as sent (4.4): a blank one is not sent, a long one becomes 199 code points and `…`. */
+export function fitLabel(label: string | undefined): string | undefined {
+  if (label === undefined || label.trim() === '') return undefined;
+  return cutWithMarker(label, EVENT_FIELD_LENGTHS.journeyLabel.max, ELLIPSIS);
+}
+
+/** An error message cut to 4,096 code points, the last ones being `[TRUNCATED]` (5.9). */
+export function fitErrorMessage(message: string): string {
+  const text = message === '' ? 'Error' : message;
+  return cutWithMarker(text, ERROR_FIELD_LENGTHS.message.max, MESSAGE_TRUNCATED);
+}
+
+/** A string field cut to its limit in code points (names, types, codes, stacks). */
+export function fitField(text: string, max: number): string {
+  return cutWithMarker(text, max, ELLIPSIS);
+}
+
+export interface FittedAliases {
+  aliases?: Record<string, string>;
+  displayableAliases?: string[];
+  /** Alias types or values left off for being too long. */
+  droppedTypes: string[];
+}
+
+/** Aliases the server would refuse (type over 128, value over 512 code points) are left off. */
+export function fitAliases(aliases: Record<string, string> | undefined, displayable: readonly string[] | undefined): FittedAliases {
+  const droppedTypes: string[] = [];
+  let fitted: Record<string, string> | undefined;
+  if (aliases !== undefined) {
+    fitted = {};
+    for (const type of Object.keys(aliases)) {
+      const value = aliases[type];
+      if (typeof value !== 'string' || codePointsOver(type, ALIAS_TYPE_LENGTH.max) || codePointsOver(value, ALIAS_VALUE_LENGTH.max)) {
+        droppedTypes.push(type);
+        continue;
+      }
+      setOwn(fitted, type, value);
+    }
+  }
+  let list: string[] | undefined;
+  if (displayable !== undefined) {
+    list = displayable
+      .filter((type) => typeof type === 'string' && !codePointsOver(type, ALIAS_TYPE_LENGTH.max))
+      .slice(0, MAX_DISPLAYABLE_ALIASES);
+  }
+  return {
+    ...(fitted !== undefined ? { aliases: fitted } : {}),
+    ...(list !== undefined ? { displayableAliases: list } : {}),
+    droppedTypes,
+  };
+}
+
+/**
+ * Metadata keys over 128 code points are left off; `[KEY_TOO_LONG]` counts them so the reader
+ * knows something was there.
+ */
+export function fitMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
+  let dropped = 0;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(metadata)) {
+    if (codePointsOver(key, METADATA_KEY_LENGTH.max)) dropped += 1;
+    else setOwn(out, key, metadata[key]);
+  }
+  if (dropped > 0) out[KEY_TOO_LONG] = dropped;
+  return out;
+}
+
+function utf8Bytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+}
+
+/**
+ * Brings the envelope under `maxBytes` (9.1): the larger of input and output becomes
+ * `[PAYLOAD_TOO_LARGE]`, then the other, then metadata is dropped. Returns false when even that
+ * is not enough (the server will refuse it, and the refusal is counted).
+ */
+export function fitEnvelopeSize(envelope: { event: Record<string, unknown> }, maxBytes: number): boolean {
+  let size = utf8Bytes(envelope);
+  if (size <= maxBytes) return true;
+  const event = envelope.event;
+  const payloads = (['input', 'output'] as const)
+    .filter((key) => event[key] !== undefined)
+    .map((key) => ({ key, bytes: utf8Bytes(event[key]) }))
+    .sort((a, b) => b.bytes - a.bytes);
+  for (const { key, bytes } of payloads) {
+    event[key] = PAYLOAD_TOO_LARGE;
+    size -= bytes - utf8Bytes(PAYLOAD_TOO_LARGE);
+    if (size <= maxBytes) return true;
+  }
+  if (event.metadata !== undefined) {
+    delete event.metadata;
+    size = utf8Bytes(envelope);
+  }
+  return size <= maxBytes;
+}

@@ -1,0 +1,17 @@
+// @jtrace/node: record what happens to a record as it crosses services, without ever hurting them.
+export { createRecorder, DEFAULTS, type Recorder } from './recorder.ts';
+export { Journey } from './journey.ts';
+export {
+  injectHttpHeaders,
+  extractHttpContext,
+  injectMessageAttributes,
+  extractMessageContext,
+  wrapMessage,
+  unwrapMessage,
+  JOURNEY_HEADER,
+  ENTITY_HEADER,
+  PARENT_HEADER,
+} from './propagation.ts';
+export { deriveJourneyId } from './journey-id.ts';
+export { SDK_NAME, SDK_VERSION } from './version.ts';
+export type * from './types.ts';

@@ -1,0 +1,230 @@
+// createRecorder: configuration, journeys, and the bridge from a recorded step to the delivery
+// queue. Configuration mistakes never throw: they are reported and the recorder goes quiet, so a
+// missing variable cannot take the host service down.
+import { hostname } from 'node:os';
+import { type Reporter, createReporter } from './diagnostics.ts';
+import { Delivery, emptyCounters } from './delivery.ts';
+import { type BuilderSettings, buildEnvelope } from './event-builder.ts';
+import { fitField } from './fit.ts';
+import { Journey, type JourneySink } from './journey.ts';
+import { deriveJourneyId, isUsableSecret, randomJourneyId } from './journey-id.ts';
+import {
+  DEFAULT_MAX_EVENT_PAYLOAD_BYTES,
+  MAX_BATCH_EVENTS,
+  MAX_MAX_EVENT_PAYLOAD_BYTES,
+  MIN_MAX_EVENT_PAYLOAD_BYTES,
+  compileRules,
+  createRedactor,
+} from './shared-rules.ts';
+import type { ContinueJourneyOptions, Counters, Entity, OpenTelemetryApi, RecordFields, RecorderOptions, StartJourneyOptions } from './types.ts';
+import { SDK_NAME, SDK_VERSION } from './version.ts';
+
+export const DEFAULTS = Object.freeze({
+  batchSize: MAX_BATCH_EVENTS,
+  flushIntervalMs: 1_000,
+  maxQueueSize: 10_000,
+  requestTimeoutMs: 10_000,
+  breakerThreshold: 5,
+  breakerCooldownMs: 30_000,
+  maxEventBytes: DEFAULT_MAX_EVENT_PAYLOAD_BYTES,
+  flushTimeoutMs: 5_000,
+  shutdownTimeoutMs: 5_000,
+});
+
+export interface Recorder {
+  startJourney(options: StartJourneyOptions): Journey;
+  continueJourney(options: ContinueJourneyOptions): Journey;
+  /** Sends what is queued; resolves true when all of it was settled, false at the timeout. Never rejects. */
+  flush(options?: { timeoutMs?: number }): Promise<boolean>;
+  /** Flushes, then stops; whatever is left at the timeout is dropped and counted. Never rejects. */
+  shutdown(options?: { timeoutMs?: number }): Promise<boolean>;
+  counters(): Counters;
+}
+
+function wholeNumber(value: unknown, fallback: number, min: number, max: number, name: string, problems: string[]): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+  problems.push(`${name} must be a whole number from ${min} to ${max}; using ${fallback}`);
+  return fallback;
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+function batchUrl(endpoint: string): string | null {
+  try {
+    const url = new URL(endpoint);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    return new URL('v1/events/batch', url.href.endsWith('/') ? url.href : `${url.href}/`).href;
+  } catch {
+    return null;
+  }
+}
+
+/** The active OpenTelemetry span's ids when `@opentelemetry/api` is installed (an optional peer). */
+function loadOpenTelemetry(holder: { api: OpenTelemetryApi | null }): void {
+  const specifier = '@opentelemetry/api';
+  import(specifier).then(
+    (module: OpenTelemetryApi & { default?: OpenTelemetryApi }) => {
+      holder.api = module.trace ? module : (module.default ?? null);
+    },
+    () => {},
+  );
+}
+
+export function createRecorder(options: RecorderOptions): Recorder {
+  const report = createReporter(typeof options?.onDiagnostic === 'function' ? options.onDiagnostic : undefined);
+  const counters = emptyCounters();
+  const fatal: string[] = [];
+  const warnings: string[] = [];
+  const opts = (options ?? {}) as RecorderOptions;
+  const url = batchUrl(text(opts.endpoint));
+  if (url === null) fatal.push('endpoint must be an http(s) URL');
+  if (text(opts.apiKey) === '') fatal.push('apiKey is required');
+  const service = text(opts.serviceName);
+  if (service === '') fatal.push('serviceName is required');
+  const environment = text(opts.environment);
+  if (environment === '') fatal.push('environment is required');
+  const batchSize = wholeNumber(opts.batchSize, DEFAULTS.batchSize, 1, MAX_BATCH_EVENTS, 'batchSize', warnings);
+  const flushIntervalMs = wholeNumber(opts.flushIntervalMs, DEFAULTS.flushIntervalMs, 1, 3_600_000, 'flushIntervalMs', warnings);
+  const maxQueueSize = wholeNumber(opts.maxQueueSize, DEFAULTS.maxQueueSize, 1, 10_000_000, 'maxQueueSize', warnings);
+  const requestTimeoutMs = wholeNumber(opts.requestTimeoutMs, DEFAULTS.requestTimeoutMs, 1, 600_000, 'requestTimeoutMs', warnings);
+  const breakerThreshold = wholeNumber(opts.breakerThreshold, DEFAULTS.breakerThreshold, 1, 1_000, 'breakerThreshold', warnings);
+  const breakerCooldownMs = wholeNumber(opts.breakerCooldownMs, DEFAULTS.breakerCooldownMs, 0, 3_600_000, 'breakerCooldownMs', warnings);
+  const maxEventBytes = wholeNumber(opts.maxEventBytes, DEFAULTS.maxEventBytes, MIN_MAX_EVENT_PAYLOAD_BYTES, MAX_MAX_EVENT_PAYLOAD_BYTES, 'maxEventBytes', warnings);
+  const { rules, malformed } = compileRules(Array.isArray(opts.redactionPaths) ? opts.redactionPaths : []);
+  for (const rule of malformed) warnings.push(`redaction rule ${JSON.stringify(rule)} is malformed and protects nothing`);
+  let secret: string | undefined;
+  if (opts.journeyIdSecret !== undefined) {
+    if (typeof opts.journeyIdSecret === 'string' && isUsableSecret(opts.journeyIdSecret)) secret = opts.journeyIdSecret;
+    else warnings.push('journeyIdSecret must be at least 32 bytes of UTF-8; journey ids are random instead');
+  }
+  for (const problem of [...fatal, ...warnings]) {
+    report({ kind: 'configuration_error', message: `jtrace recorder: ${problem}.`, detail: { problem } });
+  }
+  const enabled = fatal.length === 0 && opts.enabled !== false;
+  const otel = { api: opts.openTelemetry ?? null };
+  if (enabled && opts.openTelemetry === undefined) loadOpenTelemetry(otel);
+
+  const settings: BuilderSettings = {
+    service: fitField(service, 128),
+    environment,
+    redact: createRedactor(rules),
+    captureStack: opts.captureStack === true,
+    maxEventBytes,
+    runtime: {
+      language: 'node',
+      version: process.versions.node,
+      hostname: fitField(hostname(), 256),
+      processId: process.pid,
+      sdk: { name: SDK_NAME, version: SDK_VERSION },
+    },
+    deployment: opts.deployment ? { ...opts.deployment } : undefined,
+    report,
+    reportedNames: new Set(),
+  };
+  const delivery = enabled
+    ? new Delivery(
+        {
+          url: url as string,
+          apiKey: text(opts.apiKey),
+          batchSize,
+          flushIntervalMs,
+          maxQueueSize,
+          requestTimeoutMs,
+          breakerThreshold,
+          breakerCooldownMs,
+          fetch: opts.fetch ?? globalThis.fetch,
+        },
+        counters,
+        report,
+      )
+    : null;
+
+  const sink: JourneySink = {
+    record(journey: Journey, fields: RecordFields): string | undefined {
+      counters.recorded += 1;
+      if (delivery === null) {
+        counters.dropped += 1;
+        counters.droppedByCause.disabled += 1;
+        return undefined;
+      }
+      try {
+        const span = otel.api?.trace.getActiveSpan()?.spanContext();
+        const envelope = buildEnvelope(settings, {
+          journeyId: journey.journeyId,
+          entity: journey.entity,
+          label: journey.takeLabel(),
+          traceId: span?.traceId,
+          spanId: span?.spanId,
+        }, fields);
+        delivery.enqueue(envelope);
+        return envelope.event.id as string;
+      } catch (error) {
+        delivery.drop(1, 'capture_failed');
+        report({ kind: 'internal_error', message: `An event could not be captured (${error instanceof Error ? error.name : typeof error}).` });
+        return undefined;
+      }
+    },
+  };
+
+  const journeyIdFor = (entity: Entity): string => {
+    if (secret === undefined) return randomJourneyId();
+    const derived = deriveJourneyId(secret, environment, entity);
+    if (derived !== null) return derived;
+    report({ kind: 'journey_id_not_derived', message: 'An entity or environment holds an unpaired surrogate; the journey id is random.' });
+    return randomJourneyId();
+  };
+
+  const safeEntity = (entity: Entity | undefined): Entity => ({
+    type: typeof entity?.type === 'string' ? entity.type : String(entity?.type ?? 'unknown'),
+    id: typeof entity?.id === 'string' ? entity.id : String(entity?.id ?? 'unknown'),
+  });
+
+  return {
+    startJourney(start: StartJourneyOptions): Journey {
+      try {
+        const entity = safeEntity(start?.entity);
+        return new Journey(sink, {
+          journeyId: typeof start.journeyId === 'string' && start.journeyId !== '' ? start.journeyId : journeyIdFor(entity),
+          entity,
+          label: start.label,
+          aliases: start.aliases,
+          displayableAliases: start.displayableAliases,
+        });
+      } catch {
+        return new Journey(null, { journeyId: randomJourneyId(), entity: { type: 'unknown', id: 'unknown' } });
+      }
+    },
+    continueJourney(cont: ContinueJourneyOptions): Journey {
+      try {
+        const context = cont?.context;
+        if (context) return new Journey(sink, { journeyId: context.journeyId, entity: safeEntity(context.entity), parentEventId: context.parentEventId });
+        if (typeof cont?.journeyId === 'string' && cont.journeyId !== '') return new Journey(sink, { journeyId: cont.journeyId, entity: safeEntity(cont.entity) });
+        // No context arrived (an uninstrumented caller): a new journey when the entity is known.
+        if (cont?.entity) return this.startJourney({ entity: cont.entity });
+      } catch {
+        // fall through to a journey that records nothing
+      }
+      return new Journey(null, { journeyId: randomJourneyId(), entity: { type: 'unknown', id: 'unknown' } });
+    },
+    async flush(flushOptions = {}): Promise<boolean> {
+      try {
+        return delivery === null ? true : await delivery.flush(flushOptions.timeoutMs ?? DEFAULTS.flushTimeoutMs);
+      } catch {
+        return false;
+      }
+    },
+    async shutdown(shutdownOptions = {}): Promise<boolean> {
+      try {
+        return delivery === null ? true : await delivery.shutdown(shutdownOptions.timeoutMs ?? DEFAULTS.shutdownTimeoutMs);
+      } catch {
+        return false;
+      }
+    },
+    counters(): Counters {
+      return { ...counters, droppedByCause: { ...counters.droppedByCause } };
+    },
+  };
+}

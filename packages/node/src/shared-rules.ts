@@ -1,0 +1,27 @@
+// The one door to the server's protocol rules: redaction, secret names, rule grammar, header
+// shapes, error-text masking and limits come from the same code the server runs, so the SDK and
+// the server can never disagree. The build bundles them into dist/, so the published package does
+// not reach into the repository's src/.
+export {
+  MAX_BATCH_EVENTS,
+  MAX_DEPTH,
+  MAX_WIDTH,
+  MAX_STRING_UNITS,
+  DEFAULT_MAX_EVENT_PAYLOAD_BYTES,
+  MIN_MAX_EVENT_PAYLOAD_BYTES,
+  MAX_MAX_EVENT_PAYLOAD_BYTES,
+  MAX_DURATION_MS,
+  EVENT_FIELD_LENGTHS,
+  ENTITY_FIELD_LENGTHS,
+  ERROR_FIELD_LENGTHS,
+  ALIAS_TYPE_LENGTH,
+  ALIAS_VALUE_LENGTH,
+  MAX_DISPLAYABLE_ALIASES,
+  METADATA_KEY_LENGTH,
+  PROTOCOL_VERSION,
+} from '../../../src/ingest/limits.ts';
+export { createRedactor, REDACTED } from '../../../src/ingest/capture/redact.ts';
+export { compileRules, isValidRedactionRule } from '../../../src/ingest/capture/operator-rules.ts';
+export { BUILT_IN_SECRET_NAMES, isBuiltInSecretName } from '../../../src/ingest/capture/secret-names.ts';
+export { maskCredentialText, isSecretLookingName } from '../../../src/ingest/capture/mask-error-text.ts';
+export { setOwn } from '../../../src/ingest/own-keys.ts';

@@ -1,0 +1,3 @@
+/** Sent as `runtime.sdk`; a test keeps it equal to package.json's version. */
+export const SDK_NAME = '@jtrace/node';
+export const SDK_VERSION = '0.1.0';
