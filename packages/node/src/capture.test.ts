@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { CIRCULAR, TOO_DEEP, UNREADABLE, toWireValue, truncateString } from './capture.ts';
+
+describe('truncateString (protocol 5.9)', () => {
+  it('cuts to 65,536 units in total with the marker counting removed units', () => {
+    const cut = truncateString('a'.repeat(70_000));
+    expect(cut).toBe(`${'a'.repeat(65_500)}[TRUNCATED: 4500 characters removed]`);
+    expect(cut.length).toBe(65_536);
+  });
+
+  it('puts CRLF before the marker when the string holds CRLF, and never splits a pair', () => {
+    const block = `Authorization: Bearer x\r\n${'v'.repeat(100)}`;
+    const cut = truncateString(block, 60);
+    expect(cut).toBe('Authorization: Bearer x\r\n[TRUNCATED: 102 characters removed]');
+    expect(cut.length).toBeLessThanOrEqual(60);
+    const pairs = '😀'.repeat(40);
+    const cutPairs = truncateString(pairs, 50);
+    expect(cutPairs.length).toBeLessThanOrEqual(50);
+    expect(cutPairs.isWellFormed()).toBe(true);
+  });
+
+  it('leaves short strings alone', () => {
+    expect(truncateString('short')).toBe('short');
+  });
+});
+
+describe('toWireValue', () => {
+  it('captures host values sensibly', () => {
+    const cyclic: Record<string, unknown> = { name: 'a' };
+    cyclic.self = cyclic;
+    const error = Object.assign(new TypeError('bad input'), { code: 'E_BAD' });
+    const value = toWireValue({
+      when: new Date('2026-01-02T03:04:05.678Z'),
+      invalidDate: new Date('nope'),
+      big: 12345678901234567890n,
+      map: new Map<unknown, unknown>([['k', 1], [2, 'two']]),
+      set: new Set(['x', 'y']),
+      error,
+      bytes: new Uint8Array(16),
+      buffer: Buffer.from('hello'),
+      cyclic,
+      fn: () => 1,
+      missing: undefined,
+      list: [undefined, () => 1, Number.NaN, Infinity],
+    });
+    expect(value).toEqual({
+      when: '2026-01-02T03:04:05.678Z',
+      invalidDate: null,
+      big: '12345678901234567890',
+      map: { k: 1, '2': 'two' },
+      set: ['x', 'y'],
+      error: { name: 'TypeError', message: 'bad input', code: 'E_BAD' },
+      bytes: '[Uint8Array: 16 bytes]',
+      buffer: '[Buffer: 5 bytes]',
+      cyclic: { name: 'a', self: CIRCULAR },
+      list: [null, null, null, null],
+    });
+  });
+
+  it('keeps a shared object that is not a cycle', () => {
+    const shared = { a: 1 };
+    expect(toWireValue({ x: shared, y: shared })).toEqual({ x: { a: 1 }, y: { a: 1 } });
+  });
+
+  it('turns a throwing getter or toJSON into a marker without throwing', () => {
+    const getter = Object.defineProperty({}, 'boom', { enumerable: true, get: () => { throw new Error('no'); } });
+    expect(toWireValue({ getter })).toEqual({ getter: { boom: UNREADABLE } });
+    expect(toWireValue({ x: { toJSON: () => { throw new Error('no'); } } })).toEqual({ x: UNREADABLE });
+  });
+
+  it('bounds depth and width to the server limits', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 40; i++) deep = { n: deep };
+    let node = toWireValue(deep) as Record<string, unknown>;
+    let levels = 2;
+    while (typeof node.n === 'object') {
+      node = node.n as Record<string, unknown>;
+      levels += 1;
+    }
+    expect(node.n).toBe(TOO_DEEP);
+    expect(levels).toBe(31);
+    expect((toWireValue(Array.from({ length: 1500 }, (_, i) => i)) as unknown[]).length).toBe(1000);
+    const wide = Object.fromEntries(Array.from({ length: 1200 }, (_, i) => [`k${i}`, i]));
+    expect(Object.keys(toWireValue(wide) as object)).toHaveLength(1000);
+  });
+
+  it('keeps __proto__ as an own key', () => {
+    const value = toWireValue(JSON.parse('{"__proto__":{"polluted":true}}')) as Record<string, unknown>;
+    expect(Object.hasOwn(value, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
