@@ -11,7 +11,6 @@ import type { Counters, DropCause } from './types.ts';
 export const RESEND_WINDOW_MS = 30_000;
 /** …or this many sends in all, whichever comes first. */
 export const MAX_SENDS = 10;
-const RESEND_DELAY_MS = 500;
 const IDLE_POLL_MS = 10;
 
 interface Pending {
@@ -30,6 +29,7 @@ export interface DeliverySettings {
   readonly requestTimeoutMs: number;
   readonly breakerThreshold: number;
   readonly breakerCooldownMs: number;
+  readonly resendDelayMs: number;
   readonly fetch: typeof fetch;
 }
 
@@ -233,7 +233,7 @@ export class Delivery {
       return;
     }
     this.counters.resent += 1;
-    item.notBefore = now + RESEND_DELAY_MS * item.sends;
+    item.notBefore = now + this.settings.resendDelayMs * item.sends;
     retry.push(item);
   }
 

@@ -26,6 +26,7 @@ export const DEFAULTS = Object.freeze({
   requestTimeoutMs: 10_000,
   breakerThreshold: 5,
   breakerCooldownMs: 30_000,
+  resendDelayMs: 500,
   maxEventBytes: DEFAULT_MAX_EVENT_PAYLOAD_BYTES,
   flushTimeoutMs: 5_000,
   shutdownTimeoutMs: 5_000,
@@ -92,6 +93,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const requestTimeoutMs = wholeNumber(opts.requestTimeoutMs, DEFAULTS.requestTimeoutMs, 1, 600_000, 'requestTimeoutMs', warnings);
   const breakerThreshold = wholeNumber(opts.breakerThreshold, DEFAULTS.breakerThreshold, 1, 1_000, 'breakerThreshold', warnings);
   const breakerCooldownMs = wholeNumber(opts.breakerCooldownMs, DEFAULTS.breakerCooldownMs, 0, 3_600_000, 'breakerCooldownMs', warnings);
+  const resendDelayMs = wholeNumber(opts.resendDelayMs, DEFAULTS.resendDelayMs, 0, 60_000, 'resendDelayMs', warnings);
   const maxEventBytes = wholeNumber(opts.maxEventBytes, DEFAULTS.maxEventBytes, MIN_MAX_EVENT_PAYLOAD_BYTES, MAX_MAX_EVENT_PAYLOAD_BYTES, 'maxEventBytes', warnings);
   const { rules, malformed } = compileRules(Array.isArray(opts.redactionPaths) ? opts.redactionPaths : []);
   for (const rule of malformed) warnings.push(`redaction rule ${JSON.stringify(rule)} is malformed and protects nothing`);
@@ -135,6 +137,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
           requestTimeoutMs,
           breakerThreshold,
           breakerCooldownMs,
+          resendDelayMs,
           fetch: opts.fetch ?? globalThis.fetch,
         },
         counters,

@@ -91,6 +91,8 @@ export interface RecorderOptions {
   breakerThreshold?: number;
   /** Milliseconds the breaker stays open before one trial request. Default 30,000. */
   breakerCooldownMs?: number;
+  /** Milliseconds before an event refused with 500 or above is resent, times its sends so far. Default 500. */
+  resendDelayMs?: number;
   /** Largest envelope in UTF-8 bytes; set it to the server's MAX_EVENT_PAYLOAD_BYTES. Default 262,144. */
   maxEventBytes?: number;
   /** Operator redaction rules (protocol 5.5) applied in process, besides the built-in names. */
