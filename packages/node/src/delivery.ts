@@ -3,7 +3,7 @@
 // breaker, and flush/shutdown that never wait past their deadline. Every recorded event ends in
 // exactly one of sent, rejected or dropped.
 import { CircuitBreaker } from './breaker.ts';
-import type { Envelope } from './event-builder.ts';
+import type { BuiltEnvelope } from './event-builder.ts';
 import type { Reporter } from './diagnostics.ts';
 import type { Counters, DropCause } from './types.ts';
 
@@ -14,7 +14,7 @@ export const MAX_SENDS = 10;
 const IDLE_POLL_MS = 10;
 
 interface Pending {
-  readonly envelope: Envelope;
+  readonly envelope: BuiltEnvelope;
   sends: number;
   firstRefusalAt?: number;
   notBefore: number;
@@ -94,7 +94,7 @@ export class Delivery {
     this.report({ kind: 'dropped', message: `${count} event(s) dropped: ${cause}.`, detail: { count, cause } });
   }
 
-  enqueue(envelope: Envelope): void {
+  enqueue(envelope: BuiltEnvelope): void {
     if (this.closed) {
       this.drop(1, 'shutdown');
       return;
@@ -156,7 +156,7 @@ export class Delivery {
       const response = await this.settings.fetch(this.settings.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${this.settings.apiKey}` },
-        body: JSON.stringify({ events: batch.map((item) => item.envelope) }),
+        body: `{"events":[${batch.map((item) => item.envelope.json).join(',')}]}`,
         signal: abort.signal,
       });
       status = response.status;
@@ -223,7 +223,7 @@ export class Delivery {
       this.report({
         kind: 'event_rejected',
         message: `The server refused an event (${code}, HTTP ${httpStatus || 'none'}); it is not resent.`,
-        detail: { code, httpStatus, eventId: item.envelope.event.id, name: item.envelope.event.name },
+        detail: { code, httpStatus, eventId: item.envelope.id, name: item.envelope.name },
       });
       return;
     }

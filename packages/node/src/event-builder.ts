@@ -20,6 +20,13 @@ export interface Envelope {
   event: Record<string, unknown>;
 }
 
+/** An envelope with its JSON, made once when the step is recorded. */
+export interface BuiltEnvelope {
+  readonly id: string;
+  readonly name: string;
+  readonly json: string;
+}
+
 export interface BuilderSettings {
   readonly service: string;
   readonly environment: string;
@@ -118,7 +125,7 @@ function capturedRoot(settings: BuilderSettings, field: string, value: unknown):
 }
 
 /** One envelope ready to queue; throws only on a bug, which the caller counts as a capture failure. */
-export function buildEnvelope(settings: BuilderSettings, step: StepContext, fields: RecordFields): Envelope {
+export function buildEnvelope(settings: BuilderSettings, step: StepContext, fields: RecordFields): BuiltEnvelope {
   const event: Record<string, unknown> = {
     id: newEventId(),
     journeyId: step.journeyId,
@@ -159,7 +166,7 @@ export function buildEnvelope(settings: BuilderSettings, step: StepContext, fiel
       event.metadata = fitMetadata(metadata as Record<string, unknown>);
     }
   }
-  const envelope = { protocolVersion: PROTOCOL_VERSION, event };
-  fitEnvelopeSize(envelope, settings.maxEventBytes);
-  return envelope;
+  const envelope: Envelope = { protocolVersion: PROTOCOL_VERSION, event };
+  const json = fitEnvelopeSize(envelope, settings.maxEventBytes);
+  return { id: event.id as string, name: event.name as string, json };
 }

@@ -114,12 +114,15 @@ function utf8Bytes(value: unknown): number {
 
 /**
  * Brings the envelope under `maxBytes` (9.1): the larger of input and output becomes
- * `[PAYLOAD_TOO_LARGE]`, then the other, then metadata is dropped. Returns false when even that
- * is not enough (the server will refuse it, and the refusal is counted).
+ * `[PAYLOAD_TOO_LARGE]`, then the other, then metadata is dropped. Returns the envelope as JSON
+ * (what is sent, so it is serialized once); when even that is not enough, the server refuses it
+ * and the refusal is counted.
  */
-export function fitEnvelopeSize(envelope: { event: Record<string, unknown> }, maxBytes: number): boolean {
-  let size = utf8Bytes(envelope);
-  if (size <= maxBytes) return true;
+export function fitEnvelopeSize(envelope: { event: Record<string, unknown> }, maxBytes: number): string {
+  const json = JSON.stringify(envelope);
+  // A UTF-8 byte is at most 3 per UTF-16 unit: most events need no exact count.
+  if (json.length * 3 <= maxBytes || Buffer.byteLength(json, 'utf8') <= maxBytes) return json;
+  let size = Buffer.byteLength(json, 'utf8');
   const event = envelope.event;
   const payloads = (['input', 'output'] as const)
     .filter((key) => event[key] !== undefined)
@@ -128,11 +131,8 @@ export function fitEnvelopeSize(envelope: { event: Record<string, unknown> }, ma
   for (const { key, bytes } of payloads) {
     event[key] = PAYLOAD_TOO_LARGE;
     size -= bytes - utf8Bytes(PAYLOAD_TOO_LARGE);
-    if (size <= maxBytes) return true;
+    if (size <= maxBytes) return JSON.stringify(envelope);
   }
-  if (event.metadata !== undefined) {
-    delete event.metadata;
-    size = utf8Bytes(envelope);
-  }
-  return size <= maxBytes;
+  delete event.metadata;
+  return JSON.stringify(envelope);
 }

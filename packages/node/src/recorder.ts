@@ -163,7 +163,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
           spanId: span?.spanId,
         }, fields);
         delivery.enqueue(envelope);
-        return envelope.event.id as string;
+        return envelope.id;
       } catch (error) {
         delivery.drop(1, 'capture_failed');
         report({ kind: 'internal_error', message: `An event could not be captured (${error instanceof Error ? error.name : typeof error}).` });
