@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isWellFormed } from './journey-id.ts';
+import { isWellFormedText } from './shared-rules.ts';
 import { CIRCULAR, TOO_DEEP, UNREADABLE, toWireValue, truncateString } from './capture.ts';
 
 describe('truncateString (protocol 5.9)', () => {
@@ -17,7 +17,7 @@ describe('truncateString (protocol 5.9)', () => {
     const pairs = '😀'.repeat(40);
     const cutPairs = truncateString(pairs, 50);
     expect(cutPairs.length).toBeLessThanOrEqual(50);
-    expect(isWellFormed(cutPairs)).toBe(true);
+    expect(isWellFormedText(cutPairs)).toBe(true);
   });
 
   it('leaves short strings alone', () => {

@@ -1,6 +1,7 @@
 // Journey ids (event protocol 4.5, 4.6): `jrn_` + a random UUID, or derived from the entity under
 // a host secret so that every service names the same journey without talking to each other.
 import { createHmac, randomUUID } from 'node:crypto';
+import { isWellFormedText } from './shared-rules.ts';
 
 /** The smallest secret accepted for derivation, in UTF-8 bytes (4.6). */
 export const MIN_JOURNEY_ID_SECRET_BYTES = 32;
@@ -10,10 +11,6 @@ export function randomJourneyId(): string {
   return `jrn_${randomUUID()}`;
 }
 
-/** True when the string holds no unpaired surrogate (it then has one UTF-8 encoding). */
-export function isWellFormed(text: string): boolean {
-  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
-}
 
 /** 4-byte big-endian length of the UTF-8 bytes, then the bytes. */
 function field(text: string): Buffer {
@@ -29,12 +26,12 @@ function field(text: string): Buffer {
  * surrogate: it has no UTF-8 form, so the caller uses a random id.
  */
 export function deriveJourneyId(secret: string, environment: string, entity: { type: string; id: string }): string | null {
-  if (![environment, entity.type, entity.id].every(isWellFormed)) return null;
+  if (![environment, entity.type, entity.id].every(isWellFormedText)) return null;
   const mac = createHmac('sha256', Buffer.from(secret, 'utf8'));
   for (const part of [DERIVATION_LABEL, environment, entity.type, entity.id]) mac.update(field(part));
   return `jrn_${mac.digest('hex').slice(0, 32)}`;
 }
 
 export function isUsableSecret(secret: string): boolean {
-  return isWellFormed(secret) && Buffer.byteLength(secret, 'utf8') >= MIN_JOURNEY_ID_SECRET_BYTES;
+  return isWellFormedText(secret) && Buffer.byteLength(secret, 'utf8') >= MIN_JOURNEY_ID_SECRET_BYTES;
 }

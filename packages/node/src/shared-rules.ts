@@ -1,6 +1,6 @@
-// The one door to the server's protocol rules: redaction, secret names, rule grammar, header
-// shapes, error-text masking and limits come from the same code the server runs, so the SDK and
-// the server can never disagree. The build bundles them into dist/, so the published package does
+// The one door to the server's protocol kernel (src/protocol): redaction, secret names, rule
+// grammar, header shapes, error-text masking and limits come from the same code the server runs,
+// so the SDK and the server can never disagree. The build bundles them into dist/, so the published package does
 // not reach into the repository's src/.
 export {
   MAX_BATCH_EVENTS,
@@ -19,9 +19,10 @@ export {
   MAX_DISPLAYABLE_ALIASES,
   METADATA_KEY_LENGTH,
   PROTOCOL_VERSION,
-} from '../../../src/ingest/limits.ts';
-export { createRedactor, REDACTED } from '../../../src/ingest/capture/redact.ts';
-export { compileRules, isValidRedactionRule } from '../../../src/ingest/capture/operator-rules.ts';
-export { BUILT_IN_SECRET_NAMES, isBuiltInSecretName } from '../../../src/ingest/capture/secret-names.ts';
-export { maskCredentialText, isSecretLookingName } from '../../../src/ingest/capture/mask-error-text.ts';
-export { setOwn } from '../../../src/ingest/own-keys.ts';
+} from '../../../src/protocol/limits.ts';
+export { createRedactor, REDACTED } from '../../../src/protocol/redaction/redact.ts';
+export { compileRules, isValidRedactionRule } from '../../../src/protocol/redaction/operator-rules.ts';
+export { BUILT_IN_SECRET_NAMES, isBuiltInSecretName } from '../../../src/protocol/redaction/secret-names.ts';
+export { maskCredentialText, isSecretLookingName } from '../../../src/protocol/redaction/mask-error-text.ts';
+export { isWellFormedText } from '../../../src/protocol/identifiers.ts';
+export { setOwn } from '../../../src/protocol/own-keys.ts';
