@@ -75,7 +75,7 @@ function capture(value: unknown, level: number, ancestors: Set<object>): unknown
       ancestors.delete(object);
       return capture(toJSON.call(object), level, ancestors);
     }
-    return captureEntries(ownEntries(object), level, ancestors);
+    return captureObject(object as Record<string, unknown>, level, ancestors);
   } catch {
     return UNREADABLE;
   } finally {
@@ -83,16 +83,24 @@ function capture(value: unknown, level: number, ancestors: Set<object>): unknown
   }
 }
 
-function* ownEntries(object: object): Generator<[string, unknown]> {
+/** A plain object's own enumerable keys; a throwing getter becomes a marker. */
+function captureObject(object: Record<string, unknown>, level: number, ancestors: Set<object>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let width = 0;
   for (const key of Object.keys(object)) {
+    if (width >= MAX_WIDTH) break;
     let item: unknown;
     try {
-      item = (object as Record<string, unknown>)[key];
+      item = object[key];
     } catch {
       item = UNREADABLE;
     }
-    yield [key, item];
+    const captured = capture(item, level + 1, ancestors);
+    if (captured === undefined) continue;
+    setOwn(out, key, captured);
+    width += 1;
   }
+  return out;
 }
 
 function captureEntries(entries: Iterable<[unknown, unknown]>, level: number, ancestors: Set<object>): Record<string, unknown> {
@@ -121,7 +129,7 @@ function captureArray(items: Iterable<unknown>, level: number, ancestors: Set<ob
 
 /** An Error found inside a payload: its name, message and own fields, never its stack. */
 function captureError(error: Error, level: number, ancestors: Set<object>): Record<string, unknown> {
-  const out = captureEntries(ownEntries(error), level, ancestors);
+  const out = captureObject(error as unknown as Record<string, unknown>, level, ancestors);
   delete out.stack;
   return { name: capture(error.name, level + 1, ancestors), message: capture(error.message, level + 1, ancestors), ...out };
 }

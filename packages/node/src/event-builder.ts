@@ -88,32 +88,55 @@ function timestampOf(value: Date | string | undefined): string {
   return new Date().toISOString();
 }
 
+/**
+ * Verdicts of isSecretLookingName by key: payloads repeat the same keys, and the name check
+ * (word splitting) is the costliest part of a capture. Bounded so odd key sets cannot grow it.
+ */
+const secretLookingCache = new Map<string, boolean>();
+const SECRET_CACHE_LIMIT = 10_000;
+
+function looksSecret(key: string): boolean {
+  let verdict = secretLookingCache.get(key);
+  if (verdict === undefined) {
+    verdict = isSecretLookingName(key);
+    if (secretLookingCache.size >= SECRET_CACHE_LIMIT) secretLookingCache.clear();
+    secretLookingCache.set(key, verdict);
+  }
+  return verdict;
+}
+
 /** Reports secret-looking keys (5.8 item 7) that no rule replaced, once per field and path. */
 function reportUnredactedNames(settings: BuilderSettings, field: string, value: unknown): void {
-  const visit = (node: unknown, path: string, depth: number): void => {
-    if (depth > 64 || node === null || typeof node !== 'object') return;
+  // The path is kept as segments and joined only when something is reported.
+  const segments: string[] = [field];
+  const visit = (node: unknown): void => {
+    if (segments.length > 64 || node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
-      for (const item of node) visit(item, `${path}[*]`, depth + 1);
+      segments.push('[*]');
+      for (const item of node) visit(item);
+      segments.pop();
       return;
     }
     for (const key of Object.keys(node)) {
       const item = (node as Record<string, unknown>)[key];
-      const inner = `${path}.${key}`;
-      if (item !== REDACTED && isSecretLookingName(key)) {
-        const id = `${field} ${inner}`;
-        if (!settings.reportedNames.has(id)) {
-          settings.reportedNames.add(id);
-          settings.report({
-            kind: 'unredacted_secret_name',
-            message: `A secret-looking name no rule covers was sent as it is: ${inner}. Add a redaction rule if it holds a secret.`,
-            detail: { field, name: key, path: inner },
-          });
-        }
-      }
-      visit(item, inner, depth + 1);
+      segments.push(`.${key}`);
+      if (item !== REDACTED && looksSecret(key)) report(settings, field, key, segments.join(''));
+      visit(item);
+      segments.pop();
     }
   };
-  visit(value, field, 0);
+  visit(value);
+}
+
+function report(settings: BuilderSettings, field: string, name: string, path: string): void {
+  const id = `${field} ${path}`;
+  if (settings.reportedNames.has(id)) return;
+  settings.reportedNames.add(id);
+  settings.report({
+    kind: 'unredacted_secret_name',
+    message: `A secret-looking name no rule covers was sent as it is: ${path}. Add a redaction rule if it holds a secret.`,
+    detail: { field, name, path },
+  });
 }
 
 function capturedRoot(settings: BuilderSettings, field: string, value: unknown): unknown {
