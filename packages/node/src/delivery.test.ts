@@ -150,3 +150,37 @@ describe('queue, breaker, flush and shutdown', () => {
     expect(Date.now() - started).toBeLessThan(400);
   });
 });
+
+describe('the 30-second resend window (protocol 8.4)', () => {
+  it('drops a transient refusal once 30 s have passed since its first refusal, even under 10 sends', async () => {
+    const { Delivery, emptyCounters } = await import('./delivery.ts');
+    let clock = 0;
+    const fake = fakeFetch((events) => ({ status: 202, body: { data: { results: events.map(() => ({ status: 'rejected', error: { code: 'storage_error', httpStatus: 500 } })) } } }));
+    const counters = emptyCounters();
+    const delivery = new Delivery(
+      { url: 'http://jtrace.test/v1/events/batch', apiKey: 'k', batchSize: 100, flushIntervalMs: 1_000, maxQueueSize: 10, requestTimeoutMs: 1_000, breakerThreshold: 5, breakerCooldownMs: 1_000, resendDelayMs: 20_000, fetch: fake.fetch },
+      counters,
+      () => {},
+      () => clock,
+    );
+    counters.recorded = 1;
+    delivery.enqueue({ id: 'evt_1', name: 'n', json: JSON.stringify({ protocolVersion: '0.1', event: { id: 'evt_1' } }) });
+    delivery.pump();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    clock = 20_000;
+    delivery.pump();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fake.batches).toHaveLength(2);
+    expect(counters.droppedByCause.retry_exhausted).toBe(0);
+    clock = 30_000;
+    delivery.pump();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fake.batches).toHaveLength(2);
+    clock = 60_000;
+    delivery.pump();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fake.batches).toHaveLength(3);
+    expect(counters).toMatchObject({ dropped: 1, droppedByCause: { retry_exhausted: 1 } });
+    await delivery.shutdown(10);
+  });
+});
