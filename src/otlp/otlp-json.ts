@@ -26,12 +26,24 @@ function hexToBytes(value: unknown, field: string): unknown {
   return Buffer.from(value, 'hex');
 }
 
+/** Times are unsigned 64-bit: fromObject would read any object as a Long, so they are checked first. */
+const TIME_FIELDS = ['startTimeUnixNano', 'endTimeUnixNano', 'timeUnixNano', 'observedTimeUnixNano'] as const;
+const UNSIGNED = /^\d{1,20}$/;
+
+function checkTime(value: unknown, field: string): void {
+  const valid = (typeof value === 'string' && UNSIGNED.test(value)) || (Number.isSafeInteger(value) && (value as number) >= 0);
+  if (!valid) throw new MalformedOtlpError(`${field} must be an unsigned integer`);
+}
+
 /** A copy of `item` with its id fields as bytes; anything not an object is left for fromObject to refuse. */
 function withIdBytes(item: unknown, fields: readonly string[]): unknown {
   if (!isObject(item)) return item;
   const copy: Record<string, unknown> = { ...item };
   for (const field of fields) {
     if (field in copy) copy[field] = hexToBytes(copy[field], field);
+  }
+  for (const field of TIME_FIELDS) {
+    if (copy[field] !== undefined && copy[field] !== null) checkTime(copy[field], field);
   }
   if (Array.isArray(copy.links)) copy.links = copy.links.map((link) => withIdBytes(link, ['traceId', 'spanId']));
   return copy;
