@@ -1,6 +1,6 @@
 import { AppError, errors } from '../http/errors.ts';
 import { ingestEvents, type IngestDeps, type IngestScope } from '../ingest/ingest-service.ts';
-import { MAX_BATCH_EVENTS } from '../ingest/limits.ts';
+import { MAX_BATCH_EVENTS } from '../protocol/limits.ts';
 import { isJourneyRecord, linkParents, mapRecord } from './mapping.ts';
 import type { PartialSuccess } from './otlp-proto.ts';
 import type { OtlpRecord } from './records.ts';
