@@ -121,7 +121,7 @@ function spanRecord(span: SpanMessage, service: string | undefined): OtlpRecord 
     endNs: int64(span.endTimeUnixNano),
     error: spanError(span),
     attributes,
-    fingerprint: null,
+    fingerprint: [service ?? null, String(span.startTimeUnixNano), String(span.endTimeUnixNano), [...attributes]],
   };
 }
 
