@@ -18,6 +18,7 @@ import { registerIngestRoutes } from './ingest/routes.ts';
 import { registerReadRoutes } from './query/routes.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
+import { registerOtlpRoutes } from './otlp/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
 
@@ -109,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, { pool: deps.pool, build: deps.build });
   registerProjectRoutes(app, auth);
-  registerIngestRoutes(app, {
+  const ingestDeps = {
     pool: deps.pool,
     keyring: deps.keyring,
     logger: deps.logger,
@@ -117,9 +118,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     allowFullPayloadCapture: deps.config.allowFullPayloadCapture,
     maxEventPayloadBytes: deps.config.maxEventPayloadBytes,
     warmup: createStatisticsWarmup(deps.pool, deps.logger),
-    auth,
-    metrics: deps.metrics,
-  });
+  };
+  registerIngestRoutes(app, { ...ingestDeps, auth, metrics: deps.metrics });
+  if (deps.config.otlpEnabled) {
+    registerOtlpRoutes(app, { ...ingestDeps, auth, metrics: deps.metrics, maxRequestBytes: deps.config.otlpMaxRequestBytes });
+  }
   registerReadRoutes(app, { auth, keyring: deps.keyring });
   registerDeletionRoutes(app, { auth, pool: deps.pool, keyring: deps.keyring });
   registerReplayRoutes(app, {

@@ -75,7 +75,14 @@ async function recordUse(ctx: AuthContext, record: ApiKeyRecord, token: string, 
 
 /** Ingestion: an API key only, never throttled (event protocol 1.4). */
 export async function requireApiKey(request: FastifyRequest, ctx: AuthContext): Promise<ApiKeyPrincipal> {
-  const token = bearerToken(request.headers.authorization);
+  return requireApiKeyToken(bearerToken(request.headers.authorization), ctx);
+}
+
+/**
+ * The same check for a key read from elsewhere (the OTLP routes also take `x-service-api-key`,
+ * a header OpenTelemetry exporters can set without a scheme).
+ */
+export async function requireApiKeyToken(token: string | null, ctx: AuthContext): Promise<ApiKeyPrincipal> {
   if (!token) throw errors.unauthorized();
   const principal = await apiKeyFromToken(ctx, token);
   if (principal === null) throw errors.unauthorized();

@@ -72,6 +72,8 @@ describe('loadConfig defaults', () => {
       trustedProxyCount: 0,
       retentionSweepIntervalMs: 3_600_000,
       logLevel: 'info',
+      otlpEnabled: false,
+      otlpMaxRequestBytes: 4_194_304,
     };
     expect(config).toEqual(expected);
   });
@@ -94,6 +96,8 @@ describe('loadConfig defaults', () => {
       TRUSTED_PROXY_COUNT: '2',
       RETENTION_SWEEP_INTERVAL_MS: '60000',
       LOG_LEVEL: 'debug',
+      OTLP_ENABLED: 'true',
+      OTLP_MAX_REQUEST_BYTES: '65536',
     });
     expect(config).toEqual({
       databaseUrl: DB,
@@ -112,6 +116,8 @@ describe('loadConfig defaults', () => {
       trustedProxyCount: 2,
       retentionSweepIntervalMs: 60_000,
       logLevel: 'debug',
+      otlpEnabled: true,
+      otlpMaxRequestBytes: 65_536,
     } satisfies Config);
   });
 
@@ -136,6 +142,8 @@ describe('loadConfig defaults', () => {
       'TRUSTED_PROXY_COUNT',
       'RETENTION_SWEEP_INTERVAL_MS',
       'LOG_LEVEL',
+      'OTLP_ENABLED',
+      'OTLP_MAX_REQUEST_BYTES',
     ];
     for (const blank of ['', '   ', '\t\n']) {
       const env = Object.fromEntries(names.map((name) => [name, blank]));
@@ -181,6 +189,10 @@ describe('loadConfig integers and ports', () => {
     ['TRUSTED_PROXY_COUNT', 'one'],
     ['TRUSTED_PROXY_COUNT', '1.0'],
     ['RETENTION_SWEEP_INTERVAL_MS', 'hourly'],
+    ['OTLP_MAX_REQUEST_BYTES', '1023'],
+    ['OTLP_MAX_REQUEST_BYTES', '67108865'],
+    ['OTLP_MAX_REQUEST_BYTES', '4MiB'],
+    ['OTLP_ENABLED', 'yes'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     configError({ [name]: value }, name);
   });
@@ -190,6 +202,11 @@ describe('loadConfig integers and ports', () => {
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
     expect(loadConfig({ METRICS_PORT: '1' }).metricsPort).toBe(1);
     expect(loadConfig({ METRICS_PORT: '65535' }).metricsPort).toBe(65535);
+  });
+
+  it('accepts OTLP_MAX_REQUEST_BYTES from 1,024 to 64 MiB', () => {
+    expect(loadConfig({ OTLP_MAX_REQUEST_BYTES: '1024' }).otlpMaxRequestBytes).toBe(1024);
+    expect(loadConfig({ OTLP_MAX_REQUEST_BYTES: '67108864' }).otlpMaxRequestBytes).toBe(67_108_864);
   });
 
   it('accepts MAX_EVENT_PAYLOAD_BYTES from 1,024 to 1,048,576', () => {

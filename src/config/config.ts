@@ -17,6 +17,11 @@ export const MIN_ADMIN_TOKEN_LENGTH = 32;
 export const MIN_EVENT_PAYLOAD_BYTES = 1024;
 export const MAX_EVENT_PAYLOAD_BYTES_CEILING = 1_048_576;
 
+/** Bounds and default of OTLP_MAX_REQUEST_BYTES in bytes: 4 MiB matches OTLP exporters' batches. */
+export const DEFAULT_OTLP_MAX_REQUEST_BYTES = 4_194_304;
+export const MIN_OTLP_MAX_REQUEST_BYTES = 1024;
+export const MAX_OTLP_MAX_REQUEST_BYTES = 67_108_864;
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export interface Config {
@@ -37,6 +42,10 @@ export interface Config {
   trustedProxyCount: number;
   retentionSweepIntervalMs: number;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** OTLP_ENABLED: serve POST /v1/traces and /v1/logs (docs/otlp.md). */
+  otlpEnabled: boolean;
+  /** OTLP_MAX_REQUEST_BYTES: cap on an OTLP body, sent and inflated. */
+  otlpMaxRequestBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -154,5 +163,13 @@ export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = 
     trustedProxyCount: integer(env, 'TRUSTED_PROXY_COUNT', 0, 0, 64),
     retentionSweepIntervalMs: integer(env, 'RETENTION_SWEEP_INTERVAL_MS', 3_600_000, 1000, 2_147_483_647),
     logLevel,
+    otlpEnabled: boolean(env, 'OTLP_ENABLED'),
+    otlpMaxRequestBytes: integer(
+      env,
+      'OTLP_MAX_REQUEST_BYTES',
+      DEFAULT_OTLP_MAX_REQUEST_BYTES,
+      MIN_OTLP_MAX_REQUEST_BYTES,
+      MAX_OTLP_MAX_REQUEST_BYTES,
+    ),
   };
 }

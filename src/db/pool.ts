@@ -52,3 +52,23 @@ export const QUERY_CANCELED = '57014';
 export function isStatementTimeout(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === QUERY_CANCELED;
 }
+
+/** Node's codes for a database server that cannot be reached or dropped the connection. */
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** SQLSTATEs that a resend may succeed after: shutdown, too many connections, timeout, serialization. */
+const TRANSIENT_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01', QUERY_CANCELED]);
+
+/**
+ * True for a failure that says nothing about the request: the database is unreachable,
+ * restarting, full or slow. pg raises a lost connection and a pool wait that timed out as
+ * plain errors without a code, so those two are told by their fixed text (never shown).
+ */
+export function isTransientDatabaseError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    return NETWORK_ERROR_CODES.has(code) || TRANSIENT_SQLSTATES.has(code) || code.startsWith('08');
+  }
+  const message = (error as { message?: unknown }).message;
+  return typeof message === 'string' && /^(Connection terminated|timeout exceeded when trying to connect)/.test(message);
+}

@@ -4,6 +4,10 @@ import type { Pool } from '../db/pool.ts';
 /** Tables whose values `service_unreadable_values` counts (src/rotation/key-usage.ts). */
 export const UNREADABLE_VALUE_TABLES = ['journeys', 'journey_aliases', 'search_tokens', 'replay_destinations', 'api_keys'] as const;
 
+/** Label values of service_otlp_records_total. */
+export const OTLP_SIGNALS = ['traces', 'logs'] as const;
+export const OTLP_RESULTS = ['accepted', 'duplicate', 'rejected', 'skipped'] as const;
+
 /** The seven methods jtrace answers; anything else is counted as `other`. */
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
@@ -34,6 +38,15 @@ export function createMetrics(pool?: Pool) {
     registers: [registry],
   });
   for (const result of ['accepted', 'duplicate', 'rejected']) events.inc({ result }, 0);
+  const otlpRecords = new Counter({
+    name: 'service_otlp_records_total',
+    help: 'OTLP spans and log records received, by signal and result (skipped: no journey attributes).',
+    labelNames: ['signal', 'result'] as const,
+    registers: [registry],
+  });
+  for (const signal of OTLP_SIGNALS) {
+    for (const result of OTLP_RESULTS) otlpRecords.inc({ signal, result }, 0);
+  }
   const queryTimeouts = new Counter({
     name: 'service_query_timeouts_total',
     help: 'Statements cancelled by the statement timeout, by route pattern.',
@@ -83,6 +96,7 @@ export function createMetrics(pool?: Pool) {
     httpRequests,
     httpDuration,
     events,
+    otlpRecords,
     queryTimeouts,
     retentionRuns,
     retentionDeleted,

@@ -1,0 +1,71 @@
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { parseJsonBody } from '../http/body-parsers.ts';
+import { AppError } from '../http/errors.ts';
+import { MalformedOtlpError, requestFromJson } from './otlp-json.ts';
+import { decodeProtobufRequest, type ExportRequest, type Signal } from './otlp-proto.ts';
+import { flattenRequest, type OtlpRecord } from './records.ts';
+
+const gunzipAsync = promisify(gunzip);
+
+export type BodyFormat = 'protobuf' | 'json';
+export type BodyEncoding = 'gzip' | 'identity';
+
+export function tooLarge(): AppError {
+  return new AppError(413, 'payload_too_large', 'The request body is larger than allowed.');
+}
+
+function malformed(reason: string): AppError {
+  return new AppError(400, 'invalid_request', `The body is not a valid OTLP export request: ${reason}.`, [
+    { path: 'body', message: reason },
+  ]);
+}
+
+function unsupported(message: string): AppError {
+  return new AppError(415, 'unsupported_media_type', message);
+}
+
+/** The two OTLP/HTTP encodings; parameters such as charset are ignored. Anything else is 415. */
+export function bodyFormat(contentType: string | undefined): BodyFormat {
+  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType === 'application/x-protobuf') return 'protobuf';
+  if (mediaType === 'application/json') return 'json';
+  throw unsupported('Send the body as application/x-protobuf or application/json.');
+}
+
+export function bodyEncoding(contentEncoding: string | undefined): BodyEncoding {
+  const encoding = (contentEncoding ?? '').trim().toLowerCase();
+  if (encoding === 'gzip') return 'gzip';
+  if (encoding === '' || encoding === 'identity') return 'identity';
+  throw unsupported('Send the body uncompressed or with Content-Encoding: gzip.');
+}
+
+/** Inflates at most maxBytes: a small gzip body must not become a huge one in memory. */
+export async function inflate(body: Buffer, encoding: BodyEncoding, maxBytes: number): Promise<Buffer> {
+  if (encoding === 'identity') return body;
+  try {
+    return await gunzipAsync(body, { maxOutputLength: maxBytes });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+    throw malformed('the gzip stream is corrupt');
+  }
+}
+
+function decodeRequest(signal: Signal, format: BodyFormat, bytes: Buffer): ExportRequest {
+  if (format === 'json') return requestFromJson(signal, parseJsonBody(bytes));
+  try {
+    return decodeProtobufRequest(signal, bytes);
+  } catch {
+    throw new MalformedOtlpError('the protobuf message cannot be decoded');
+  }
+}
+
+/** Decodes with the official OTLP messages; any failure is a 400 naming what was wrong. */
+export function decodeRecords(signal: Signal, format: BodyFormat, bytes: Buffer): OtlpRecord[] {
+  try {
+    return flattenRequest(decodeRequest(signal, format, bytes));
+  } catch (error) {
+    if (error instanceof MalformedOtlpError) throw malformed(error.reason);
+    throw error;
+  }
+}
