@@ -30,19 +30,25 @@ const ID_SUFFIX = /(?:[a-z0-9]Id|_id|[a-z0-9]ID)$/;
 export function alignArrays(before: readonly unknown[], after: readonly unknown[]): AlignStep[] {
   const idKey = findIdKey(before, after);
   const keyOf = idKey === null ? stableKey : (element: unknown) => identity(element, idKey);
-  const a = before.map(keyOf);
-  const b = after.map(keyOf);
-  const anchors = matchAnchors(a, b);
+  return alignByKeys(before.map(keyOf), after.map(keyOf), idKey === null).steps;
+}
+
+/**
+ * Aligns two sequences of keys (equal keys may match). `exact` is false when the middle was too
+ * large for the longest common subsequence: only the common prefix and suffix were matched.
+ */
+export function alignByKeys(a: readonly string[], b: readonly string[], pairGaps: boolean): { steps: AlignStep[]; exact: boolean } {
+  const { anchors, exact } = matchAnchors(a, b);
   const steps: AlignStep[] = [];
   let i = 0;
   let j = 0;
   for (const [from, to] of [...anchors, [a.length, b.length] as const]) {
-    fillGap(steps, i, from, j, to, idKey === null);
+    fillGap(steps, i, from, j, to, pairGaps);
     if (from < a.length) steps.push({ kind: 'pair', from, to });
     i = from + 1;
     j = to + 1;
   }
-  return steps;
+  return { steps, exact };
 }
 
 /** Unmatched elements between two anchors: `[i, iEnd)` of before and `[j, jEnd)` of after. */
@@ -55,7 +61,7 @@ function fillGap(steps: AlignStep[], i: number, iEnd: number, j: number, jEnd: n
 }
 
 /** Matched index pairs, increasing: common prefix, LCS of the middle, common suffix. */
-function matchAnchors(a: readonly string[], b: readonly string[]): Array<readonly [number, number]> {
+function matchAnchors(a: readonly string[], b: readonly string[]): { anchors: Array<readonly [number, number]>; exact: boolean } {
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
@@ -66,18 +72,20 @@ function matchAnchors(a: readonly string[], b: readonly string[]): Array<readonl
   }
   const anchors: Array<readonly [number, number]> = [];
   for (let k = 0; k < start; k++) anchors.push([k, k]);
-  anchors.push(...longestCommonSubsequence(a, start, endA, b, start, endB));
+  const middle = longestCommonSubsequence(a, start, endA, b, start, endB);
+  anchors.push(...(middle ?? []));
   for (let k = 0; endA + k < a.length; k++) anchors.push([endA + k, endB + k]);
-  return anchors;
+  return { anchors, exact: middle !== null };
 }
 
 function longestCommonSubsequence(
   a: readonly string[], a0: number, a1: number,
   b: readonly string[], b0: number, b1: number,
-): Array<readonly [number, number]> {
+): Array<readonly [number, number]> | null {
   const n = a1 - a0;
   const m = b1 - b0;
-  if (n === 0 || m === 0 || (n + 1) * (m + 1) > MAX_LCS_CELLS) return [];
+  if (n === 0 || m === 0) return [];
+  if ((n + 1) * (m + 1) > MAX_LCS_CELLS) return null;
   // table[x][y]: LCS length of a[a0+x..a1) and b[b0+y..b1), filled from the end.
   const width = m + 1;
   const table = new Uint32Array((n + 1) * width);
