@@ -27,7 +27,7 @@ export function contactSteps(variant: Variant): Step[] {
   const crmOutput = { ...crmInput, crmId: 'crm-7', tags: ['new', 'web'] };
   const message = { ...crmOutput, messageId: 'm-1' };
   const steps: Step[] = [
-    { key: 'receive', service: 'webhook', name: 'receive', operation: 'received', input: { body: { contact } }, output: { customer: contact }, durationMs: 4 },
+    { key: 'receive', service: 'webhook', name: 'receive', operation: 'received', input: { contact }, output: { customer: contact }, durationMs: 4 },
     { key: 'normalize', service: 'contacts', name: 'normalize-contact', operation: 'transformed', input: { customer: contact }, output: normalized, durationMs: 7 },
     { key: 'persist', service: 'crm', name: 'persist', operation: 'persisted', input: crmInput, output: crmOutput, durationMs: 31 },
     { key: 'publish', service: 'queue', name: 'publish', operation: 'published', input: crmOutput, output: message, durationMs: 2 },
