@@ -3,12 +3,12 @@
 // array — plus explicit indices (`items[2].sku`), so that any read-diff row path can be followed.
 // Keys compare exactly (following data, not matching secret names); `*` and `**` are refused.
 
+import { REDACTED } from '../protocol/redaction/redact.ts';
 import { MAX_FIELD_PATH_CODE_POINTS, MAX_FIELD_PATH_SEGMENTS } from './limits.ts';
 
-export type PathSegment = { key: string } | { index: number } | { every: true };
+export { REDACTED };
 
-/** `[REDACTED]`: what capture writes in place of a redacted value (event protocol 5.3). */
-export const REDACTED = '[REDACTED]';
+export type PathSegment = { key: string } | { index: number } | { every: true };
 
 /** The segments of a path, or a message saying what is wrong with it (never echoing it). */
 export function parseFieldPath(text: string): PathSegment[] | string {

@@ -3,6 +3,7 @@
 // arrays (by an id-like key, else by a longest common subsequence) so that an insertion at the
 // front does not show every element as changed, pairs renamed keys, and names data loss.
 
+import { MAX_DIFF_CHANGES, MAX_DIFF_DEPTH } from '../protocol/limits.ts';
 import { alignArrays } from './array-align.ts';
 import { isPlainObject, stableKey } from './json-values.ts';
 
@@ -32,13 +33,13 @@ export interface ReadDiff {
   truncated: boolean;
 }
 
-/** Rows kept per diff: a person reads a few hundred at most; bounds the response size. */
-export const MAX_READ_DIFF_ROWS = 500;
+/** Rows kept per diff, as payloadDiff keeps changes (section 6): bounds the response size. */
+export const MAX_READ_DIFF_ROWS = MAX_DIFF_CHANGES;
 /**
  * Deepest path described, root = 0, like payloadDiff (section 6). Two containers that still
  * differ at this depth are one `changed` row with their whole values.
  */
-export const MAX_READ_DIFF_DEPTH = 32;
+export const MAX_READ_DIFF_DEPTH = MAX_DIFF_DEPTH;
 
 const KIND_ORDER: Record<ReadDiffKind, number> = { lost: 0, renamed: 1, changed: 2, added: 3, removed: 4 };
 

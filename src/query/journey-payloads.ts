@@ -4,7 +4,7 @@
 
 import type { ReadScope } from '../auth/credentials.ts';
 import type { Queryable } from '../db/pool.ts';
-import { formatTimestamp } from '../ingest/timestamp.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 import { journeyInScope } from './events-sql.ts';
 import { microsToMillis } from './micros.ts';
 import { selectPayloadEvents, type PayloadEventRecord } from './payloads-sql.ts';
