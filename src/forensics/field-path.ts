@@ -62,3 +62,17 @@ export function selectPath(root: unknown, segments: readonly PathSegment[]): Sel
   if (current.length === 0) return { state: 'missing' };
   return { state: 'present', value: many ? current : current[0] };
 }
+
+/**
+ * The leading object keys of a path, read in SQL to fetch only that part of each payload. Stops
+ * at the first index, `[*]`, or key PostgreSQL would read as an array index on an array (`0`,
+ * `-1`), where its `#>` and this walk would disagree.
+ */
+export function leadingKeys(segments: readonly PathSegment[]): string[] {
+  const keys: string[] = [];
+  for (const segment of segments) {
+    if (!('key' in segment) || /^\s*[-+]?\d+\s*$/.test(segment.key)) break;
+    keys.push(segment.key);
+  }
+  return keys;
+}

@@ -8,9 +8,9 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { errors } from '../http/errors.ts';
 import { parseQuery } from '../http/query.ts';
 import { getJourneyDetail } from '../query/details.ts';
-import { readJourneyPayloads, type JourneyPayloads } from '../query/journey-payloads.ts';
+import { readJourneyPayloads, readJourneyPayloadsAt, type JourneyPayloads } from '../query/journey-payloads.ts';
 import { compareJourneys } from './compare-journeys.ts';
-import { parseFieldPath } from './field-path.ts';
+import { leadingKeys, parseFieldPath } from './field-path.ts';
 import { followField } from './follow-field.ts';
 import { listJourneyChanges } from './journey-changes.ts';
 import { MAX_FORENSICS_EVENTS, MAX_JOURNEY_ID_CODE_POINTS } from './limits.ts';
@@ -19,8 +19,13 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
   const db = deps.auth.db;
   const url = (request: FastifyRequest) => request.raw.url ?? '';
   const reader = (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth);
-  const journey = async (scope: ReadScope, id: string): Promise<JourneyPayloads> => {
-    const read = readableId(id) ? await readJourneyPayloads(db, scope, id, MAX_FORENSICS_EVENTS) : null;
+  // `keys`: read only that part of each payload (following one field needs no more).
+  const journey = async (scope: ReadScope, id: string, keys?: string[]): Promise<JourneyPayloads> => {
+    const read = !readableId(id)
+      ? null
+      : keys === undefined
+        ? await readJourneyPayloads(db, scope, id, MAX_FORENSICS_EVENTS)
+        : await readJourneyPayloadsAt(db, scope, id, keys, MAX_FORENSICS_EVENTS);
     if (read === null) throw errors.notFound('The journey was not found.');
     return read;
   };
@@ -30,7 +35,7 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
     const path = parseQuery(url(request), ['path'] as const).path ?? '';
     const segments = parseFieldPath(path);
     if (typeof segments === 'string') throw errors.invalidQuery('path', segments);
-    const events = await journey(scope, request.params.journeyId);
+    const events = await journey(scope, request.params.journeyId, leadingKeys(segments));
     return { data: { journeyId: request.params.journeyId, path, ...followField(events, segments) } };
   });
 

@@ -7,7 +7,8 @@ import type { Queryable } from '../db/pool.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { journeyInScope } from './events-sql.ts';
 import { microsToMillis } from './micros.ts';
-import { selectPayloadEvents, type PayloadEventRecord } from './payloads-sql.ts';
+import { REDACTED } from '../protocol/redaction/redact.ts';
+import { selectPayloadEvents, selectPrunedPayloadEvents, type PayloadEventRecord, type PrunedPayloadRecord } from './payloads-sql.ts';
 
 export interface PayloadEvent {
   id: string;
@@ -30,7 +31,7 @@ export interface JourneyPayloads {
   truncated: boolean;
 }
 
-function toEvent(row: PayloadEventRecord): PayloadEvent {
+function toEvent(row: Omit<PayloadEventRecord, 'input_payload' | 'output_payload'> & Pick<PayloadEventRecord, 'input_payload' | 'output_payload'>): PayloadEvent {
   return {
     id: row.id,
     operation: row.operation,
@@ -56,4 +57,29 @@ export async function readJourneyPayloads(
   if (!(await journeyInScope(db, scope, journeyId))) return null;
   const rows = await selectPayloadEvents(db, scope.projectId, journeyId, maxEvents + 1);
   return { events: rows.slice(0, maxEvents).map(toEvent), truncated: rows.length > maxEvents };
+}
+
+/**
+ * readJourneyPayloads with each payload pruned to one path of object keys: `{k1: {k2: value}}`
+ * when the path is present, `{}` when it is not, `[REDACTED]` when a value on the path (the root
+ * included) is the redaction marker, null when not stored. Walking the same path then reads what
+ * the whole payload would give.
+ */
+export async function readJourneyPayloadsAt(
+  db: Queryable,
+  scope: ReadScope,
+  journeyId: string,
+  keys: readonly string[],
+  maxEvents: number,
+): Promise<JourneyPayloads | null> {
+  if (!(await journeyInScope(db, scope, journeyId))) return null;
+  const rows = await selectPrunedPayloadEvents(db, scope.projectId, journeyId, keys, REDACTED, maxEvents + 1);
+  const prune = (row: PrunedPayloadRecord, side: 'input' | 'output'): unknown => {
+    if (!row[`${side}_stored`]) return null;
+    if (row[`${side}_redacted`]) return REDACTED;
+    if (!row[`${side}_present`]) return {};
+    return keys.reduceRight<unknown>((value, key) => ({ [key]: value }), row[`${side}_value`]);
+  };
+  const events = rows.slice(0, maxEvents).map((row) => toEvent({ ...row, input_payload: prune(row, 'input'), output_payload: prune(row, 'output') }));
+  return { events, truncated: rows.length > maxEvents };
 }
