@@ -102,7 +102,7 @@ async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptA
   if (state.locked) {
     const principal = acceptApiKey && token ? await apiKeyFromToken(ctx, token) : null;
     if (principal) return { kind: 'api-key', principal };
-    throw new AppError(429, 'too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
+    throw new AppError('too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
       'retry-after': String(state.retryAfterSeconds),
     });
   }
