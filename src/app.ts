@@ -16,6 +16,7 @@ import { methodLabel, type Metrics } from './metrics/metrics.ts';
 import { registerProjectRoutes } from './projects/routes.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
 import { registerReadRoutes } from './query/routes.ts';
+import { registerForensicsRoutes } from './forensics/routes.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
 import { registerOtlpRoutes } from './otlp/routes.ts';
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerOtlpRoutes(app, { ...ingestDeps, auth, metrics: deps.metrics, maxRequestBytes: deps.config.otlpMaxRequestBytes });
   }
   registerReadRoutes(app, { auth, keyring: deps.keyring });
+  registerForensicsRoutes(app, { auth, keyring: deps.keyring });
   registerDeletionRoutes(app, { auth, pool: deps.pool, keyring: deps.keyring });
   registerReplayRoutes(app, {
     auth,

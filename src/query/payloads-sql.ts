@@ -1,0 +1,80 @@
+// SQL of a journey's events with payloads: one statement on events_timeline (migration 0002),
+// in the timeline order of the event list (eventTimestamp, receivedAt, id in byte order).
+
+import type { Queryable } from '../db/pool.ts';
+import { epochMicrosSql } from './micros.ts';
+
+export interface PayloadEventRecord {
+  id: string;
+  operation: string;
+  name: string;
+  service: string;
+  event_timestamp_us: string;
+  duration_ms: number | null;
+  has_input: boolean;
+  has_output: boolean;
+  has_error: boolean;
+  input_payload: unknown;
+  output_payload: unknown;
+}
+
+export async function selectPayloadEvents(
+  db: Queryable,
+  projectId: string,
+  journeyId: string,
+  take: number,
+): Promise<PayloadEventRecord[]> {
+  const result = await db.query<PayloadEventRecord>(
+    `SELECT id, operation, name, service, ${epochMicrosSql('event_timestamp')} AS event_timestamp_us, duration_ms,
+            has_input, has_output, has_error, input_payload, output_payload
+       FROM events
+      WHERE project_id = $1 AND journey_id = $2
+      ORDER BY event_timestamp, received_at, id COLLATE "C"
+      LIMIT $3`,
+    [projectId, journeyId, take],
+  );
+  return result.rows;
+}
+
+export interface PrunedPayloadRecord extends Omit<PayloadEventRecord, 'input_payload' | 'output_payload'> {
+  input_stored: boolean;
+  output_stored: boolean;
+  /** The value at the key path (null also when absent: see the `_present` flags). */
+  input_value: unknown;
+  output_value: unknown;
+  input_present: boolean;
+  output_present: boolean;
+  /** A value on the key path, the root included, is the redaction marker. */
+  input_redacted: boolean;
+  output_redacted: boolean;
+}
+
+/**
+ * Like selectPayloadEvents, but each payload read only at one path of object keys: a journey of
+ * 1,000 events of 1 KB payloads then sends a few bytes per event instead of 2 KB.
+ */
+export async function selectPrunedPayloadEvents(
+  db: Queryable,
+  projectId: string,
+  journeyId: string,
+  keys: readonly string[],
+  redactedMarker: string,
+  take: number,
+): Promise<PrunedPayloadRecord[]> {
+  const side = (column: string, name: string) => `${column} IS NOT NULL AS ${name}_stored,
+            ${column} #> $4::text[] AS ${name}_value, (${column} #> $4::text[]) IS NOT NULL AS ${name}_present,
+            EXISTS (SELECT 1 FROM generate_series(0, cardinality($4::text[])) AS depth
+                     WHERE ${column} #> ($4::text[])[1:depth] = to_jsonb($5::text)) AS ${name}_redacted`;
+  const result = await db.query<PrunedPayloadRecord>(
+    `SELECT id, operation, name, service, ${epochMicrosSql('event_timestamp')} AS event_timestamp_us, duration_ms,
+            has_input, has_output, has_error,
+            ${side('input_payload', 'input')},
+            ${side('output_payload', 'output')}
+       FROM events
+      WHERE project_id = $1 AND journey_id = $2
+      ORDER BY event_timestamp, received_at, id COLLATE "C"
+      LIMIT $3`,
+    [projectId, journeyId, take, keys, redactedMarker],
+  );
+  return result.rows;
+}
