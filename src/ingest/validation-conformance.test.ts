@@ -16,8 +16,8 @@ import { computePayloadDiff } from './payload-diff.ts';
 import { findUnstorable, hasUnpairedSurrogate } from './storability.ts';
 import { checkStructuralLimits } from './structural-limits.ts';
 import { formatTimestamp } from './timestamp.ts';
+import { WIRE_DIR } from '../../test/helpers/conformance.ts';
 
-const WIRE_DIR = new URL('../../../shared/conformance/wire/', import.meta.url);
 
 // Per-event codes these pieces decide (steps 1–2 of 2.7); unstorable_payload is step 6.
 const VALIDATION_CODES = new Set([
