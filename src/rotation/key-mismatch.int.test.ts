@@ -13,6 +13,7 @@ import { storedDataUnderOtherKeysOnly } from './key-mismatch.ts';
 const OTHER = createKeyring({ current: 'another-installations-key-0123456789abcdefghij' });
 const OTHER_WITH_A = createKeyring({ current: 'another-installations-key-0123456789abcdefghij', previous: KEY_A });
 const journey = journeyFixture();
+const EMAIL = journey.aliases.email!;
 let db: TestDatabase;
 let project: SeededProject;
 
@@ -38,9 +39,9 @@ afterAll(async () => {
 });
 
 describe('CLI commands under a key that wrote none of the stored data', () => {
-  it.each([
-    [['delete:identifier', 'acme', journey.aliases.email]],
-    [['delete:identifier', 'acme', journey.aliases.email, '--dry-run']],
+  it.each<[string[]]>([
+    [['delete:identifier', 'acme', EMAIL]],
+    [['delete:identifier', 'acme', EMAIL, '--dry-run']],
     [['key:create', 'acme', 'production', 'new key']],
     [['rotate:status']],
     [['rotate:reencrypt']],
@@ -50,7 +51,7 @@ describe('CLI commands under a key that wrote none of the stored data', () => {
     expect(run.status).toBe(1);
     expect(run.out).toEqual([]);
     expect(run.err.join('\n')).toContain('ENCRYPTION_KEY');
-    expect(run.err.join('\n')).not.toContain(journey.aliases.email);
+    expect(run.err.join('\n')).not.toContain(EMAIL);
     const after = await count('SELECT (SELECT count(*) FROM journeys) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM audit_log) AS n');
     expect(after).toBe(before);
   });
@@ -72,7 +73,7 @@ describe('CLI commands under a key that wrote none of the stored data', () => {
   });
 
   it('runs once the data key is configured, as previous key too', async () => {
-    expect((await cli(db.pool, KEYRING_A, ['delete:identifier', 'acme', journey.aliases.email, '--dry-run'])).out[0]).toMatch(/^would delete 1 journey/);
+    expect((await cli(db.pool, KEYRING_A, ['delete:identifier', 'acme', EMAIL, '--dry-run'])).out[0]).toMatch(/^would delete 1 journey/);
     const status = await cli(db.pool, OTHER_WITH_A, ['rotate:status']);
     expect(status.err.join('\n')).not.toContain('none of it is under');
     expect(status.status).toBe(1);
