@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyring, type Keyring } from '../crypto/keyring.ts';
-import { normalizeIdentifier } from '../ingest/aliases.ts';
+import { normalizeIdentifier } from '../protocol/identifiers.ts';
 import { bearer, buildTestApp, seedProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { searchTokenForWrite } from '../crypto/search-tokens.ts';
