@@ -8,7 +8,8 @@ import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
 import { reportUnreadableValues } from './rotation/startup-check.ts';
-import { DEFAULT_DATA_DIR, openDatabase } from './runtime/database.ts';
+import { openDatabase } from './runtime/database.ts';
+import { isLoopbackHost } from './runtime/loopback.ts';
 import { resolveSecrets } from './runtime/secrets.ts';
 
 /** In-flight requests get this long to finish at shutdown before connections are cut. */
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = pino({ level: config.logLevel, base: { service: 'jtrace' } });
-  const secrets = resolveSecrets(config, DEFAULT_DATA_DIR);
+  const secrets = resolveSecrets(config, config.dataDir);
   const keyring = createKeyring({ current: secrets.encryptionKey, previous: secrets.encryptionKeyPrevious });
 
   const database = await openDatabase(config, { applicationName: 'jtrace-server' });
@@ -52,13 +53,17 @@ async function main(): Promise<void> {
     build: readBuildInfo(),
   });
   await app.listen({ host: config.host, port: config.port });
-  const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.host, config.metricsPort);
+  const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsHost, config.metricsPort);
   // Unreadable stored data is reported, never fatal (interface-spec 5): a count per table, no
   // values. It scans the identifier tables, so it runs beside traffic rather than before listening.
   const unreadableCheck = reportUnreadableValues(database.pool, keyring, metrics, logger);
   const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs });
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
+  }
+  if (!isLoopbackHost(config.host)) {
+    // Credentials travel in clear over plain HTTP: beyond loopback a TLS proxy must sit in front.
+    logger.warn({ host: config.host }, 'HOST is beyond loopback and jtrace serves plain HTTP: put a TLS-terminating proxy in front of it');
   }
   logger.info({ url: `http://${config.host}:${config.port}`, embeddedDatabase: embedded }, 'jtrace is listening');
 

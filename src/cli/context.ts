@@ -1,7 +1,7 @@
 import { loadConfig, type Config } from '../config/config.ts';
 import { createKeyring, type Keyring } from '../crypto/keyring.ts';
 import type { Pool } from '../db/pool.ts';
-import { DEFAULT_DATA_DIR, openDatabase } from '../runtime/database.ts';
+import { openDatabase } from '../runtime/database.ts';
 import { resolveSecrets } from '../runtime/secrets.ts';
 
 export interface CliIo {
@@ -27,12 +27,14 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
-export function createCliContext(env: Record<string, string | undefined>, io: CliIo, dataDir = DEFAULT_DATA_DIR): CliContext {
+/** dataDir overrides JTRACE_DATA_DIR (tests). */
+export function createCliContext(env: Record<string, string | undefined>, io: CliIo, dataDirOverride?: string): CliContext {
   return {
     env,
     io,
     async withServices(fn) {
       const config = loadConfig(env, { requireAdminToken: false });
+      const dataDir = dataDirOverride ?? config.dataDir;
       const secrets = resolveSecrets({ ...config, adminToken: config.adminToken ?? (config.databaseUrl ? 'unused-by-the-cli-000000000000000' : null) }, dataDir);
       const keyring = createKeyring({ current: secrets.encryptionKey, previous: secrets.encryptionKeyPrevious });
       const database = await openDatabase(config, { dataDir, applicationName: 'jtrace-cli', poolMax: 4 });

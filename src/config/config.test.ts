@@ -6,7 +6,7 @@ import { ConfigError, LOG_LEVELS, loadConfig, type Config } from './config.ts';
 
 // Distinctive secret values, so a leak into an error message is easy to spot.
 const ADMIN = 'Adm1n-S3cret-VALUE-0123456789abcdefXYZ';
-const KEY = 'Encrypt-S3cret-VALUE-0123456789abcdef';
+const KEY = 'Encrypt-S3cret-VALUE-0123456789abcdefghijklmn';
 const OLD_KEY = 'Old-Encrypt-S3cret-VALUE-0123456789ab';
 const DB = 'postgres://jtrace:pw@db.example:5432/jtrace';
 
@@ -59,6 +59,7 @@ describe('loadConfig defaults', () => {
       databaseUrl: null,
       host: '127.0.0.1',
       port: 8080,
+      metricsHost: '127.0.0.1',
       metricsPort: null,
       adminToken: null,
       encryptionKey: null,
@@ -74,6 +75,8 @@ describe('loadConfig defaults', () => {
       logLevel: 'info',
       otlpEnabled: false,
       otlpMaxRequestBytes: 4_194_304,
+      embeddedPgPort: 54329,
+      dataDir: '.data',
     };
     expect(config).toEqual(expected);
   });
@@ -83,6 +86,7 @@ describe('loadConfig defaults', () => {
       DATABASE_URL: DB,
       HOST: '0.0.0.0',
       PORT: '9000',
+      METRICS_HOST: '10.0.0.5',
       METRICS_PORT: '9464',
       ADMIN_TOKEN: ADMIN,
       ENCRYPTION_KEY: KEY,
@@ -98,11 +102,14 @@ describe('loadConfig defaults', () => {
       LOG_LEVEL: 'debug',
       OTLP_ENABLED: 'true',
       OTLP_MAX_REQUEST_BYTES: '65536',
+      EMBEDDED_PG_PORT: '54400',
+      JTRACE_DATA_DIR: '/var/lib/jtrace',
     });
     expect(config).toEqual({
       databaseUrl: DB,
       host: '0.0.0.0',
       port: 9000,
+      metricsHost: '10.0.0.5',
       metricsPort: 9464,
       adminToken: ADMIN,
       encryptionKey: KEY,
@@ -118,6 +125,8 @@ describe('loadConfig defaults', () => {
       logLevel: 'debug',
       otlpEnabled: true,
       otlpMaxRequestBytes: 65_536,
+      embeddedPgPort: 54400,
+      dataDir: '/var/lib/jtrace',
     } satisfies Config);
   });
 
@@ -126,6 +135,7 @@ describe('loadConfig defaults', () => {
       'DATABASE_URL',
       'HOST',
       'PORT',
+      'METRICS_HOST',
       'METRICS_PORT',
       'ADMIN_TOKEN',
       'ADMIN_TOKEN_FILE',
@@ -144,6 +154,8 @@ describe('loadConfig defaults', () => {
       'LOG_LEVEL',
       'OTLP_ENABLED',
       'OTLP_MAX_REQUEST_BYTES',
+      'EMBEDDED_PG_PORT',
+      'JTRACE_DATA_DIR',
     ];
     for (const blank of ['', '   ', '\t\n']) {
       const env = Object.fromEntries(names.map((name) => [name, blank]));
@@ -193,6 +205,9 @@ describe('loadConfig integers and ports', () => {
     ['OTLP_MAX_REQUEST_BYTES', '67108865'],
     ['OTLP_MAX_REQUEST_BYTES', '4MiB'],
     ['OTLP_ENABLED', 'yes'],
+    ['EMBEDDED_PG_PORT', '0'],
+    ['EMBEDDED_PG_PORT', '65536'],
+    ['EMBEDDED_PG_PORT', 'auto'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     configError({ [name]: value }, name);
   });
@@ -443,5 +458,45 @@ describe('ConfigError', () => {
       expect(thrown).toBeInstanceOf(ConfigError);
       expectNoSecret(thrown as Error, ADMIN, KEY, OLD_KEY, 'S3cret-short');
     }
+  });
+});
+
+describe('loadConfig ENCRYPTION_KEY strength (at least 256 bits of material)', () => {
+  const hex64 = 'c0ffee0123456789abcdef0123456789abcdef0123456789abcdef0123456789';
+  const base64 = 'q3Vx1Z0pLm9Ab7Rk2Yt8Wn4Jc6Hd5Gf1Es0Du7Ci3BX=';
+  const base64url43 = 'q3Vx1Z0pLm9Ab7Rk2Yt8Wn4Jc6Hd5Gf1Es0Du7Ci3BX';
+  const passphrase = 'correct horse: battery staple!';
+
+  it.each([
+    ['64 hex characters', hex64],
+    ['44 base64 characters', base64],
+    ['43 base64url characters (32 random bytes, unpadded)', base64url43],
+    ['32 bytes of other text', `${passphrase}??`],
+    ['the generated form of embedded mode', 'Yl9ck3mWq0pT2vXr7uZsA1bN4cD6eF8gH0iJ2kL4mN6'],
+  ])('accepts %s', (_label, key) => {
+    expect(loadConfig({ ENCRYPTION_KEY: key }).encryptionKey).toBe(key);
+  });
+
+  it.each([
+    ['a single character', 'a'],
+    ['63 hex characters', hex64.slice(0, 63)],
+    ['a long run of one hex digit', 'a'.repeat(128)],
+    ['42 base64 characters', base64url43.slice(0, 42)],
+    ['31 bytes of other text', `${passphrase}?`],
+    ['a repeated filler', 'ab'.repeat(40)],
+  ])('refuses %s, naming the variable and the accepted forms, without quoting it', (_label, key) => {
+    const error = configError({ ENCRYPTION_KEY: key }, 'ENCRYPTION_KEY');
+    expect(error.message).toContain('256 bits');
+    expect(error.message).toContain('64 hex characters');
+    if (key.length > 3) expectNoSecret(error, key);
+  });
+
+  it('applies the rule to ENCRYPTION_KEY_FILE and with DATABASE_URL', () => {
+    configError({ ENCRYPTION_KEY_FILE: secretFile('short-key\n') }, 'ENCRYPTION_KEY');
+    configError({ DATABASE_URL: DB, ADMIN_TOKEN: ADMIN, ENCRYPTION_KEY: 'weak' }, 'ENCRYPTION_KEY');
+  });
+
+  it('accepts a weak ENCRYPTION_KEY_PREVIOUS: keeping it readable is how data leaves it', () => {
+    expect(loadConfig({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: 'a' }).encryptionKeyPrevious).toBe('a');
   });
 });

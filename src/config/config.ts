@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { ENCRYPTION_KEY_RULE, MIN_ADMIN_TOKEN_LENGTH, weakAdminTokenReason, weakEncryptionKeyReason } from './secret-rules.ts';
+
+export { MIN_ADMIN_TOKEN_LENGTH } from './secret-rules.ts';
 
 /** A configuration problem; the message names the variable and the fix. */
 export class ConfigError extends Error {
@@ -12,10 +15,12 @@ export class ConfigError extends Error {
   }
 }
 
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
 /** Bounds of MAX_EVENT_PAYLOAD_BYTES in bytes, fixed by the event protocol (9.1). */
 export const MIN_EVENT_PAYLOAD_BYTES = 1024;
 export const MAX_EVENT_PAYLOAD_BYTES_CEILING = 1_048_576;
+/** The embedded server's default port: not 5432, so it never meets a system PostgreSQL. */
+export const DEFAULT_EMBEDDED_PG_PORT = 54329;
+export const DEFAULT_DATA_DIR = '.data';
 
 /** Bounds and default of OTLP_MAX_REQUEST_BYTES in bytes: 4 MiB matches OTLP exporters' batches. */
 export const DEFAULT_OTLP_MAX_REQUEST_BYTES = 4_194_304;
@@ -28,6 +33,8 @@ export interface Config {
   databaseUrl: string | null;
   host: string;
   port: number;
+  /** The metrics listener's own address: loopback unless chosen, whatever HOST is. */
+  metricsHost: string;
   metricsPort: number | null;
   adminToken: string | null;
   encryptionKey: string | null;
@@ -46,59 +53,109 @@ export interface Config {
   otlpEnabled: boolean;
   /** OTLP_MAX_REQUEST_BYTES: cap on an OTLP body, sent and inflated. */
   otlpMaxRequestBytes: number;
+  /** Embedded mode: the cluster's port and the folder of its data and generated secrets. */
+  embeddedPgPort: number;
+  dataDir: string;
 }
 
 type Env = Record<string, string | undefined>;
 
-/** Blank means unset, everywhere. */
-function read(env: Env, name: string): string | undefined {
-  const value = env[name];
-  if (value === undefined || value.trim() === '') return undefined;
-  return value;
+// ---- one schema per variable: blank means unset, values are trimmed --------------------------
+
+/** Blank means unset, everywhere; surrounding white space is never part of a value. */
+function variable<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (typeof value === 'string' ? value.trim() || undefined : value), schema);
 }
 
-function readSecret(env: Env, name: string): string | undefined {
-  const direct = read(env, name);
-  const filePath = read(env, `${name}_FILE`);
+function wholeNumber(min: number, max: number) {
+  const message = `must be a whole number from ${min} to ${max} (got an invalid value)`;
+  return z.string().regex(/^\d+$/, message).transform(Number).pipe(z.number().int().min(min, message).max(max, message));
+}
+
+const port = () => wholeNumber(1, 65535);
+const text = () => z.string().optional();
+
+/** The environment variables jtrace reads, each with its default; add a new variable here. */
+const VARIABLES = {
+  DATABASE_URL: variable(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL').optional()),
+  HOST: variable(z.string().default('127.0.0.1')),
+  PORT: variable(port().default(8080)),
+  METRICS_HOST: variable(z.string().default('127.0.0.1')),
+  METRICS_PORT: variable(port().optional()),
+  ADMIN_TOKEN: variable(text()),
+  ADMIN_TOKEN_FILE: variable(text()),
+  ENCRYPTION_KEY: variable(text()),
+  ENCRYPTION_KEY_FILE: variable(text()),
+  ENCRYPTION_KEY_PREVIOUS: variable(text()),
+  ENCRYPTION_KEY_PREVIOUS_FILE: variable(text()),
+  DEFAULT_RETENTION_DAYS: variable(wholeNumber(1, 36_500).default(30)),
+  DATABASE_STATEMENT_TIMEOUT_MS: variable(wholeNumber(0, 2_147_483_647).default(15_000)),
+  DATABASE_POOL_MAX: variable(wholeNumber(1, 1000).default(10)),
+  MAX_EVENT_PAYLOAD_BYTES: variable(wholeNumber(MIN_EVENT_PAYLOAD_BYTES, MAX_EVENT_PAYLOAD_BYTES_CEILING).default(262_144)),
+  ALLOW_FULL_PAYLOAD_CAPTURE: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
+  REPLAY_ALLOWED_HOSTS: variable(text()),
+  TRUSTED_PROXY_COUNT: variable(wholeNumber(0, 64).default(0)),
+  RETENTION_SWEEP_INTERVAL_MS: variable(wholeNumber(1000, 2_147_483_647).default(3_600_000)),
+  LOG_LEVEL: variable(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info')),
+  EMBEDDED_PG_PORT: variable(port().default(DEFAULT_EMBEDDED_PG_PORT)),
+  JTRACE_DATA_DIR: variable(z.string().default(DEFAULT_DATA_DIR)),
+  OTLP_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
+  OTLP_MAX_REQUEST_BYTES: variable(
+    wholeNumber(MIN_OTLP_MAX_REQUEST_BYTES, MAX_OTLP_MAX_REQUEST_BYTES).default(DEFAULT_OTLP_MAX_REQUEST_BYTES),
+  ),
+};
+
+type Variables = z.output<z.ZodObject<typeof VARIABLES>>;
+type SecretName = 'ADMIN_TOKEN' | 'ENCRYPTION_KEY' | 'ENCRYPTION_KEY_PREVIOUS';
+
+// ---- rules across variables: secrets and their _FILE twins -------------------------------------
+
+/** A secret from NAME or NAME_FILE (not both), trimmed; undefined when neither is set. */
+function readSecret(vars: Variables, name: SecretName): string | undefined {
+  const direct = vars[name];
+  const filePath = vars[`${name}_FILE`];
   if (direct !== undefined && filePath !== undefined) {
     throw new ConfigError(name, `both ${name} and ${name}_FILE are set; set only one of them`);
   }
-  if (filePath !== undefined) {
-    let content: string;
-    try {
-      content = readFileSync(filePath.trim(), 'utf8');
-    } catch {
-      throw new ConfigError(`${name}_FILE`, 'the file cannot be read; point it at a readable file');
-    }
-    if (content.trim() === '') {
-      throw new ConfigError(`${name}_FILE`, 'the file is empty; write the secret into it');
-    }
-    return content.trim();
+  if (filePath === undefined) return direct;
+  let content: string;
+  try {
+    content = readFileSync(filePath, 'utf8');
+  } catch {
+    throw new ConfigError(`${name}_FILE`, 'the file cannot be read; point it at a readable file');
   }
-  return direct?.trim();
+  if (content.trim() === '') throw new ConfigError(`${name}_FILE`, 'the file is empty; write the secret into it');
+  return content.trim();
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  const parsed = z.coerce.number().int().min(min).max(max).safeParse(raw.trim());
-  if (!/^\d+$/.test(raw.trim()) || !parsed.success) {
-    throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got an invalid value)`);
+/** Refuses a weak admin token or encryption key; used for the environment and the secrets file. */
+export function checkSecretStrength(secrets: { adminToken: string | null; encryptionKey: string | null }, source = ''): void {
+  const token = secrets.adminToken === null ? null : weakAdminTokenReason(secrets.adminToken);
+  if (token !== null) throw new ConfigError(`ADMIN_TOKEN${source}`, token);
+  const key = secrets.encryptionKey === null ? null : weakEncryptionKeyReason(secrets.encryptionKey);
+  if (key !== null) throw new ConfigError(`ENCRYPTION_KEY${source}`, `${key}; to leave a weak key, set it as ENCRYPTION_KEY_PREVIOUS and run jtrace rotate:reencrypt`);
+}
+
+function checkSecrets(vars: Variables, requireAdminToken: boolean) {
+  const adminToken = readSecret(vars, 'ADMIN_TOKEN') ?? null;
+  const encryptionKey = readSecret(vars, 'ENCRYPTION_KEY') ?? null;
+  const encryptionKeyPrevious = readSecret(vars, 'ENCRYPTION_KEY_PREVIOUS') ?? null;
+  checkSecretStrength({ adminToken, encryptionKey: null });
+  if (vars.DATABASE_URL !== undefined && adminToken === null && requireAdminToken) {
+    throw new ConfigError('ADMIN_TOKEN', `is required with DATABASE_URL; set it (or ADMIN_TOKEN_FILE) to a secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
   }
-  return parsed.data;
+  if (vars.DATABASE_URL !== undefined && encryptionKey === null) {
+    throw new ConfigError('ENCRYPTION_KEY', `is required with DATABASE_URL; set it (or ENCRYPTION_KEY_FILE) to a random secret that ${ENCRYPTION_KEY_RULE.replace(/^must /, '')}`);
+  }
+  if (encryptionKeyPrevious !== null && encryptionKeyPrevious === encryptionKey) {
+    throw new ConfigError('ENCRYPTION_KEY_PREVIOUS', 'is identical to ENCRYPTION_KEY; remove it or set the outgoing key');
+  }
+  // The outgoing key may be weak: keeping it readable is how an installation leaves it.
+  checkSecretStrength({ adminToken: null, encryptionKey });
+  return { adminToken, encryptionKey, encryptionKeyPrevious };
 }
 
-function port(env: Env, name: string, fallback: number | null): number | null {
-  if (read(env, name) === undefined) return fallback;
-  return integer(env, name, 0, 1, 65535);
-}
-
-function boolean(env: Env, name: string): boolean {
-  const raw = read(env, name)?.trim();
-  if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
-  throw new ConfigError(name, 'must be true or false');
-}
+const schema = z.object(VARIABLES);
 
 /**
  * Parses the process environment once. The CLI passes requireAdminToken false: it never
@@ -107,69 +164,39 @@ function boolean(env: Env, name: string): boolean {
  * here and generated later by the entry point.
  */
 export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = {}): Config {
-  const databaseUrl = read(env, 'DATABASE_URL')?.trim() ?? null;
-  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// connection URL');
+  // Only the variables we know: the rest of the environment is none of our business.
+  const known = Object.fromEntries(Object.keys(VARIABLES).map((name) => [name, env[name]]));
+  const parsed = schema.safeParse(known);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(String(issue.path[0]), issue.message);
   }
-  const adminToken = readSecret(env, 'ADMIN_TOKEN') ?? null;
-  const encryptionKey = readSecret(env, 'ENCRYPTION_KEY') ?? null;
-  const encryptionKeyPrevious = readSecret(env, 'ENCRYPTION_KEY_PREVIOUS') ?? null;
-
-  if (adminToken !== null && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigError('ADMIN_TOKEN', `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters after trimming`);
-  }
-  if (databaseUrl !== null && adminToken === null && options.requireAdminToken !== false) {
-    throw new ConfigError('ADMIN_TOKEN', `is required with DATABASE_URL; set it (or ADMIN_TOKEN_FILE) to a secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
-  }
-  if (databaseUrl !== null && encryptionKey === null) {
-    throw new ConfigError('ENCRYPTION_KEY', 'is required with DATABASE_URL; set it (or ENCRYPTION_KEY_FILE) to a long random secret');
-  }
-  if (encryptionKeyPrevious !== null && encryptionKeyPrevious === encryptionKey) {
-    throw new ConfigError('ENCRYPTION_KEY_PREVIOUS', 'is identical to ENCRYPTION_KEY; remove it or set the outgoing key');
-  }
-
-  const hostsRaw = read(env, 'REPLAY_ALLOWED_HOSTS');
-  const logLevel = (read(env, 'LOG_LEVEL')?.trim() ?? 'info') as Config['logLevel'];
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
-  }
-
+  const vars = parsed.data;
+  const secrets = checkSecrets(vars, options.requireAdminToken !== false);
   return {
-    databaseUrl,
-    host: read(env, 'HOST')?.trim() ?? '127.0.0.1',
-    port: port(env, 'PORT', 8080) ?? 8080,
-    metricsPort: port(env, 'METRICS_PORT', null),
-    adminToken,
-    encryptionKey,
-    encryptionKeyPrevious,
-    defaultRetentionDays: integer(env, 'DEFAULT_RETENTION_DAYS', 30, 1, 36_500),
-    statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, 0, 2_147_483_647),
-    poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
-    maxEventPayloadBytes: integer(
-      env,
-      'MAX_EVENT_PAYLOAD_BYTES',
-      262_144,
-      MIN_EVENT_PAYLOAD_BYTES,
-      MAX_EVENT_PAYLOAD_BYTES_CEILING,
-    ),
-    allowFullPayloadCapture: boolean(env, 'ALLOW_FULL_PAYLOAD_CAPTURE'),
+    databaseUrl: vars.DATABASE_URL ?? null,
+    host: vars.HOST,
+    port: vars.PORT,
+    metricsHost: vars.METRICS_HOST,
+    metricsPort: vars.METRICS_PORT ?? null,
+    ...secrets,
+    defaultRetentionDays: vars.DEFAULT_RETENTION_DAYS,
+    statementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS,
+    poolMax: vars.DATABASE_POOL_MAX,
+    maxEventPayloadBytes: vars.MAX_EVENT_PAYLOAD_BYTES,
+    allowFullPayloadCapture: vars.ALLOW_FULL_PAYLOAD_CAPTURE === 'true',
     replayAllowedHosts:
-      hostsRaw === undefined
+      vars.REPLAY_ALLOWED_HOSTS === undefined
         ? null
-        : hostsRaw
-            .split(',')
+        : vars.REPLAY_ALLOWED_HOSTS.split(',')
             .map((h) => h.trim().toLowerCase())
             .filter((h) => h !== ''),
-    trustedProxyCount: integer(env, 'TRUSTED_PROXY_COUNT', 0, 0, 64),
-    retentionSweepIntervalMs: integer(env, 'RETENTION_SWEEP_INTERVAL_MS', 3_600_000, 1000, 2_147_483_647),
-    logLevel,
-    otlpEnabled: boolean(env, 'OTLP_ENABLED'),
-    otlpMaxRequestBytes: integer(
-      env,
-      'OTLP_MAX_REQUEST_BYTES',
-      DEFAULT_OTLP_MAX_REQUEST_BYTES,
-      MIN_OTLP_MAX_REQUEST_BYTES,
-      MAX_OTLP_MAX_REQUEST_BYTES,
-    ),
+    trustedProxyCount: vars.TRUSTED_PROXY_COUNT,
+    retentionSweepIntervalMs: vars.RETENTION_SWEEP_INTERVAL_MS,
+    logLevel: vars.LOG_LEVEL,
+    embeddedPgPort: vars.EMBEDDED_PG_PORT,
+    dataDir: vars.JTRACE_DATA_DIR,
+    otlpEnabled: vars.OTLP_ENABLED === 'true',
+    otlpMaxRequestBytes: vars.OTLP_MAX_REQUEST_BYTES,
   };
 }

@@ -223,6 +223,3 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   }
   return { url, startedHere: true, stop };
 }
-
-/** The fixed port of the embedded server: not 5432, so it never meets a system PostgreSQL. */
-export const EMBEDDED_PORT = 54329;

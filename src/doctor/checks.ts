@@ -21,8 +21,6 @@ export interface CheckResult {
 
 /** Oldest PostgreSQL the SQL is written for (decisions: production database). */
 const MIN_SERVER_VERSION_NUM = 150_000;
-/** An ENCRYPTION_KEY shorter than this is accepted but weak: all four subkeys derive from it. */
-const RECOMMENDED_ENCRYPTION_KEY_LENGTH = 32;
 
 const SECRET_VARIABLE = /^(ADMIN_TOKEN|ENCRYPTION_KEY|ENCRYPTION_KEY_PREVIOUS)(_FILE)?$/;
 
@@ -31,7 +29,7 @@ function secretFix(variable: string): string {
     return `set ADMIN_TOKEN (or ADMIN_TOKEN_FILE) to a random secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters, e.g. openssl rand -base64 48`;
   }
   if (variable.startsWith('ENCRYPTION_KEY_PREVIOUS')) return 'set ENCRYPTION_KEY_PREVIOUS to the outgoing key, or remove it';
-  return 'set ENCRYPTION_KEY (or ENCRYPTION_KEY_FILE) to a long random secret and keep it: stored data needs it';
+  return 'set ENCRYPTION_KEY (or ENCRYPTION_KEY_FILE) to 32 random bytes (openssl rand -hex 32) and keep it: stored data needs it; to leave a weak key, set it as ENCRYPTION_KEY_PREVIOUS and run jtrace rotate:reencrypt';
 }
 
 /** The secrets as the server would read them (decisions: secrets). */
@@ -55,14 +53,6 @@ export function checkSecrets(env: Record<string, string | undefined>): CheckResu
       check: 'secrets',
       detail: `embedded mode uses generated ${generated} from .data/secrets.env`,
       fix: 'fine on a workstation; for production set DATABASE_URL, ADMIN_TOKEN and ENCRYPTION_KEY (keep the same ENCRYPTION_KEY)',
-    };
-  }
-  if (config.encryptionKey !== null && config.encryptionKey.length < RECOMMENDED_ENCRYPTION_KEY_LENGTH) {
-    return {
-      status: 'warn',
-      check: 'secrets',
-      detail: `ENCRYPTION_KEY is shorter than ${RECOMMENDED_ENCRYPTION_KEY_LENGTH} characters`,
-      fix: 'rotate to a longer key: set it as ENCRYPTION_KEY, the old one as ENCRYPTION_KEY_PREVIOUS, then run jtrace rotate:reencrypt',
     };
   }
   const names = config.encryptionKeyPrevious === null ? 'ADMIN_TOKEN and ENCRYPTION_KEY' : 'ADMIN_TOKEN, ENCRYPTION_KEY and ENCRYPTION_KEY_PREVIOUS';

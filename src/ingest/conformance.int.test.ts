@@ -6,16 +6,15 @@ import { createKeyring } from '../crypto/keyring.ts';
 import { updateEnvironment, type CaptureMode } from '../projects/environments-sql.ts';
 import { createProject } from '../projects/projects-sql.ts';
 import { TEST_ENCRYPTION_KEY, buildTestApp } from '../../test/helpers/app.ts';
+import { CONFORMANCE_DIR, WIRE_DIR } from '../../test/helpers/conformance.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { expandCase, findUnknownCaseKeys, newRunToken } from './conformance-expand.ts';
 
 /**
  * The wire conformance runner of event protocol section 11: every case file in
- * shared/conformance/wire runs twice, as a real send read back through the read routes and
+ * test/conformance/wire (the project's copy of the contract's cases) runs twice, as a real send read back through the read routes and
  * as a dry run, and both must meet the expectation.
  */
-const CONFORMANCE_DIR = new URL('../../../shared/conformance/', import.meta.url);
-const WIRE_DIR = new URL('wire/', CONFORMANCE_DIR);
 
 interface WireCase {
   id: string;

@@ -187,7 +187,9 @@ export async function storeEvents(
           displayable: listed.has(type),
           display_value: listed.has(type) && !value.includes('\u0000') ? value : null,
         });
-        tokens.push({ token: write.token, journey_id: event.journeyId, kind: 'alias', key_id: write.keyId });
+        // A blank value keeps its alias row (its identity) but is not indexed: nobody can search
+        // for it, and an index entry of '' is one rotation would have no value to re-key from.
+        if (normalized !== '') tokens.push({ token: write.token, journey_id: event.journeyId, kind: 'alias', key_id: write.keyId });
       } else if (slot.displayable && !listed.has(type)) {
         slot.displayable = false;
         if (slot.id !== null) clearedAliasIds.add(slot.id);

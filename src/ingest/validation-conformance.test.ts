@@ -16,8 +16,8 @@ import { computePayloadDiff } from '../protocol/payload-diff.ts';
 import { findUnstorable, hasUnpairedSurrogate } from '../protocol/storability.ts';
 import { checkStructuralLimits } from '../protocol/structural-limits.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
+import { WIRE_DIR } from '../../test/helpers/conformance.ts';
 
-const WIRE_DIR = new URL('../../../shared/conformance/wire/', import.meta.url);
 
 // Per-event codes these pieces decide (steps 1–2 of 2.7); unstorable_payload is step 6.
 const VALIDATION_CODES = new Set([

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptField } from '../crypto/field-encryption.ts';
 import { createKeyring } from '../crypto/keyring.ts';
@@ -101,5 +102,29 @@ describe('the server process', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('warns that HOST beyond loopback serves plain HTTP, and keeps metrics on METRICS_HOST (loopback)', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const server = await startServer({ HOST: '0.0.0.0', PORT: String(port), METRICS_PORT: String(metricsPort) });
+    try {
+      const warning = server.log.join('').split('\n').find((line) => line.includes('plain HTTP'));
+      expect(JSON.parse(warning!)).toMatchObject({ level: 40, host: '0.0.0.0' });
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
+      // An address of this machine beyond loopback reaches the API but not the metrics.
+      const external = Object.values(networkInterfaces()).flat().find((nic) => nic?.family === 'IPv4' && !nic.internal)?.address;
+      if (external !== undefined) {
+        expect((await fetch(`http://${external}:${port}/health`)).status).toBe(200);
+        await expect(fetch(`http://${external}:${metricsPort}/metrics`)).rejects.toThrow();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('says nothing about plain HTTP on loopback', async () => {
+    const server = await startServer({ PORT: String(await freePort()) });
+    await server.stop();
+    expect(server.log.join('')).not.toContain('plain HTTP');
   });
 });

@@ -1,4 +1,4 @@
-import { AppError, errors } from '../http/errors.ts';
+import { AppError, ERROR_STATUS, errors } from '../http/errors.ts';
 import { ingestEvents, type IngestDeps, type IngestScope } from '../ingest/ingest-service.ts';
 import { MAX_BATCH_EVENTS } from '../protocol/limits.ts';
 import { isJourneyRecord, linkParents, mapRecord } from './mapping.ts';
@@ -41,7 +41,7 @@ export async function exportRecords(deps: IngestDeps, scope: IngestScope, record
         else outcome.accepted++;
         continue;
       }
-      if (result.error.httpStatus >= 500) {
+      if (ERROR_STATUS[result.error.code] >= 500) {
         throw result.error.code === 'query_timeout' ? errors.queryTimeout() : unavailable();
       }
       outcome.rejected++;

@@ -95,10 +95,12 @@ function planTokens(keyring: Keyring, batch: JourneyBatchRows, plan: Plan): void
     const [projectId, journeyId] = key.split('\u0000') as [string, string];
     for (const { kind, value } of plan.values.get(key) ?? []) {
       const normalized = normalizeIdentifier(value);
-      if (normalized === '') continue;
       const previousToken = searchToken(keyring, normalized, 'previous');
       if (!old.delete(`${kind}\u0000${previousToken}`)) continue;
       plan.writes.oldTokens.push({ projectId, journeyId, kind, token: previousToken });
+      // Ingestion once indexed blank alias values; nothing can search for one, so it is dropped
+      // rather than re-keyed (skipping it left it under the previous key for good).
+      if (normalized === '') continue;
       plan.writes.newTokens.push({ projectId, journeyId, kind, token: searchTokenForWrite(keyring, normalized).token });
     }
     // Left: tokens of a value that cannot be read (or was never stored readable).

@@ -1,9 +1,8 @@
 import pg from 'pg';
 import type { Config } from '../config/config.ts';
-import { EMBEDDED_PORT, startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 
-export const DEFAULT_DATA_DIR = '.data';
 const EMBEDDED_DATABASE = 'jtrace';
 
 export interface OpenDatabase {
@@ -13,7 +12,7 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
-/** The production database from DATABASE_URL, or the embedded one in ./.data. */
+/** The production database from DATABASE_URL, or the embedded one in JTRACE_DATA_DIR (./.data). */
 export async function openDatabase(
   config: Config,
   options: { dataDir?: string; applicationName: string; poolMax?: number },
@@ -21,7 +20,7 @@ export async function openDatabase(
   let url = config.databaseUrl;
   let embedded: EmbeddedDatabase | null = null;
   if (url === null) {
-    embedded = await startEmbeddedPostgres({ dataDir: options.dataDir ?? DEFAULT_DATA_DIR, port: EMBEDDED_PORT });
+    embedded = await startEmbeddedPostgres({ dataDir: options.dataDir ?? config.dataDir, port: config.embeddedPgPort });
     url = await ensureEmbeddedDatabase(embedded.url);
   }
   const pool = createPool({

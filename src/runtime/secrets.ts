@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config/config.ts';
+import { checkSecretStrength, ConfigError, type Config } from '../config/config.ts';
 
 export interface ResolvedSecrets {
   adminToken: string;
@@ -36,8 +36,14 @@ export function resolveSecrets(config: Config, dataDir: string): ResolvedSecrets
   }
   const file = path.join(path.resolve(dataDir), 'secrets.env');
   const stored = existsSync(file) ? parseEnvFile(readFileSync(file, 'utf8')) : {};
-  const adminToken = config.adminToken ?? stored.ADMIN_TOKEN ?? randomBytes(32).toString('base64url');
-  const encryptionKey = config.encryptionKey ?? stored.ENCRYPTION_KEY ?? randomBytes(32).toString('base64url');
+  // The file is configuration like the environment: a hand-edited weak value is refused alike.
+  const fromFile = {
+    adminToken: config.adminToken === null ? stored.ADMIN_TOKEN || null : null,
+    encryptionKey: config.encryptionKey === null ? stored.ENCRYPTION_KEY || null : null,
+  };
+  checkSecretStrength(fromFile, ` in ${file}`);
+  const adminToken = config.adminToken ?? fromFile.adminToken ?? randomBytes(32).toString('base64url');
+  const encryptionKey = config.encryptionKey ?? fromFile.encryptionKey ?? randomBytes(32).toString('base64url');
   const toWrite = { ...stored };
   if (config.adminToken === null) toWrite.ADMIN_TOKEN = adminToken;
   if (config.encryptionKey === null) toWrite.ENCRYPTION_KEY = encryptionKey;
@@ -50,7 +56,7 @@ export function resolveSecrets(config: Config, dataDir: string): ResolvedSecrets
     chmodSync(file, 0o600);
   }
   if (config.encryptionKeyPrevious !== null && config.encryptionKeyPrevious === encryptionKey) {
-    throw new Error('ENCRYPTION_KEY_PREVIOUS: is identical to the encryption key in use; remove it or set the outgoing key');
+    throw new ConfigError('ENCRYPTION_KEY_PREVIOUS', 'is identical to the encryption key in use; remove it or set the outgoing key');
   }
   return { adminToken, encryptionKey, encryptionKeyPrevious: config.encryptionKeyPrevious, generatedFile: file };
 }

@@ -11,6 +11,7 @@ import { findProjectArgument, unknownProjectMessage } from '../project-argument.
 import { UsageError, single } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK, type CliContext, type CliServices } from '../context.ts';
+import { withKeyedData } from './keyed-data.ts';
 
 /**
  * The deletion commands call the same capability functions as the routes. Exit 1 whenever what
@@ -25,8 +26,11 @@ async function withProject(
   ctx: CliContext,
   slug: string,
   fn: (services: CliServices, projectId: string) => Promise<number>,
+  options: { keyed?: boolean } = {},
 ): Promise<number> {
-  return ctx.withServices(async (services) => {
+  type Body = (services: CliServices) => Promise<number>;
+  const open = options.keyed === true ? (body: Body) => withKeyedData(ctx, body) : (body: Body) => ctx.withServices(body);
+  return open(async (services) => {
     try {
       const project = await findProjectArgument(services.pool, slug);
       if (!project) throw new NotDone(unknownProjectMessage(slug));
@@ -83,7 +87,7 @@ export const deleteIdentifierCommand: Command = {
         return EXIT_OK;
       }
       throw new NotDone(`${summary}; ${result.message}`);
-    });
+    }, { keyed: true });
   },
 };
 

@@ -4,6 +4,7 @@ import { formatTimestamp } from '../../protocol/timestamps.ts';
 import { UsageError } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK } from '../context.ts';
+import { withKeyedData } from './keyed-data.ts';
 
 export const keyCreate: Command = {
   name: 'key:create',
@@ -17,7 +18,7 @@ export const keyCreate: Command = {
       throw new UsageError(`the environment name must be 1 to ${MAX_ENVIRONMENT_NAME_LENGTH} characters`);
     }
     if (name === '' || name.length > 200) throw new UsageError('the key name must be 1 to 200 characters');
-    return ctx.withServices(async ({ pool, keyring, config }) => {
+    return withKeyedData(ctx, async ({ pool, keyring, config }) => {
       try {
         const created = await createApiKey(pool, keyring, {
           projectSlug: args.positionals.project!,

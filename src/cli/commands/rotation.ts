@@ -11,6 +11,7 @@ import {
 import { reencryptStoredData, type ReencryptResult } from '../../rotation/reencrypt.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from '../context.ts';
+import { withKeyedData } from './keyed-data.ts';
 
 function summary(result: ReencryptResult): string {
   const moved = MOVABLE_KINDS.map((kind) => `${result.moved[kind]} ${KIND_LABELS[kind]}`).join(', ');
@@ -35,7 +36,7 @@ export const rotateReencrypt: Command = {
   summary: 'move entity ids, alias values, search tokens and destination headers from ENCRYPTION_KEY_PREVIOUS to ENCRYPTION_KEY',
   spec: { positionals: [] },
   async run(ctx) {
-    return ctx.withServices(async ({ pool, keyring }) => {
+    return withKeyedData(ctx, async ({ pool, keyring }) => {
       const result = await reencryptStoredData(pool, keyring, {
         onBatch: (progress) => ctx.io.out(`batch ${progress.batch}: ${progress.rows} ${progress.phase}`),
       });
@@ -102,6 +103,6 @@ export const rotateStatus: Command = {
   summary: 'show what is still under the previous key; exit 0 only when everything rotate:reencrypt moves is under the current key',
   spec: { positionals: [] },
   async run(ctx) {
-    return ctx.withServices(({ pool, keyring }) => printStatus(ctx.io, pool, keyring));
+    return withKeyedData(ctx, ({ pool, keyring }) => printStatus(ctx.io, pool, keyring));
   },
 };

@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { applyCapture, isCaptureMode } from './capture.ts';
 import type { CapturableEvent, CaptureSettings } from './capture.ts';
 import { setOwn } from '../../protocol/own-keys.ts';
+import { WIRE_DIR } from '../../../test/helpers/conformance.ts';
 
-const WIRE_DIR = new URL('../../../../shared/conformance/wire/', import.meta.url);
 const RUN = 'r7q2k9';
 const CAPTURED_FIELDS = [
   'inputPayload',
