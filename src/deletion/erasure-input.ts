@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, type ErrorDetail } from '../http/errors.ts';
-import { MAX_ERASURE_VALUE_LENGTH, codePointLength, hasNul } from './limits.ts';
+import { MAX_ERASURE_VALUE_LENGTH, codePointLength, hasNul, hasUnpairedSurrogate } from './limits.ts';
 
 /**
  * The erasure request (interface spec, Erase an identifier). Unknown keys are refused rather
@@ -11,12 +11,14 @@ export const erasureRequestSchema = z.strictObject({
   value: z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
     .refine((value) => !hasNul(value), 'must not hold a NUL character')
+    .refine((value) => !hasUnpairedSurrogate(value), 'must not hold an unpaired surrogate')
     .refine((value) => codePointLength(value) <= MAX_ERASURE_VALUE_LENGTH, `must be at most ${MAX_ERASURE_VALUE_LENGTH} characters`)
     .refine((value) => value.trim() !== '', 'must not be empty or only white space'),
   environment: z
     .string({ error: 'must be a string' })
     .min(1, 'must not be empty')
     .refine((value) => !hasNul(value), 'must not hold a NUL character')
+    .refine((value) => !hasUnpairedSurrogate(value), 'must not hold an unpaired surrogate')
     .optional(),
   dryRun: z.boolean({ error: 'must be true or false' }).optional(),
 });
