@@ -53,6 +53,18 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : '';
 }
 
+/**
+ * The request's bearer token as bearerToken reads it. Node keeps only the first of repeated
+ * Authorization headers; a request carrying several is refused as malformed ('') instead of
+ * being judged by whichever a proxy or the parser happened to keep.
+ */
+export function requestBearerToken(request: FastifyRequest): string | null {
+  const raw = request.raw?.rawHeaders ?? [];
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') count++;
+  return count > 1 ? '' : bearerToken(request.headers.authorization);
+}
+
 async function apiKeyFromToken(ctx: AuthContext, token: string): Promise<ApiKeyPrincipal | null> {
   const prefix = parseApiKeyShape(token);
   if (prefix === null) return null;
@@ -80,7 +92,7 @@ async function recordUse(ctx: AuthContext, record: ApiKeyRecord, token: string, 
 
 /** Ingestion: an API key only, never throttled (event protocol 1.4). */
 export async function requireApiKey(request: FastifyRequest, ctx: AuthContext): Promise<ApiKeyPrincipal> {
-  const token = bearerToken(request.headers.authorization);
+  const token = requestBearerToken(request);
   if (!token) throw errors.unauthorized();
   const principal = await apiKeyFromToken(ctx, token);
   if (principal === null) throw errors.unauthorized();
@@ -95,7 +107,7 @@ type Verdict = { kind: 'api-key'; principal: ApiKeyPrincipal } | { kind: 'admin'
  * route gets through; every refusal is counted against the source address.
  */
 async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
-  const token = bearerToken(request.headers.authorization);
+  const token = requestBearerToken(request);
   if (token === null) throw errors.unauthorized();
   const address = resolveClientAddress(
     request.raw.socket.remoteAddress ?? '',

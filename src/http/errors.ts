@@ -27,7 +27,10 @@ export type ErrorCode =
   | 'too_many_attempts'
   | 'internal_error'
   | 'storage_error'
-  | 'query_timeout';
+  | 'query_timeout'
+  | 'service_unavailable'
+  | 'request_timeout'
+  | 'bad_request';
 
 export interface ErrorDetail {
   path: string;
@@ -49,6 +52,8 @@ export class AppError extends Error {
 }
 
 export const GENERIC_INTERNAL_MESSAGE = 'An unexpected error occurred.';
+/** Retry-After of a 503 while the database is unreachable, in seconds: a restart or failover takes a few. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 export const errors = {
   invalidQuery: (path: string, message: string) =>
@@ -64,4 +69,9 @@ export const errors = {
   queryTimeout: () =>
     new AppError(503, 'query_timeout', 'The query took too long and was cancelled; try again or narrow it.'),
   internal: () => new AppError(500, 'internal_error', GENERIC_INTERNAL_MESSAGE),
+  /** The database cannot be reached: transient, so clients retry (docs/hostile-input.md). */
+  serviceUnavailable: () =>
+    new AppError(503, 'service_unavailable', 'The service cannot reach its database; retry shortly.', undefined, {
+      'retry-after': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+    }),
 };
