@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { isUuid } from '../protocol/identifiers.ts';
 import { adminTokenMatches } from '../crypto/admin-token.ts';
 import { hashApiKey, parseApiKeyShape, verifyApiKey } from '../crypto/api-keys.ts';
 import type { Keyring } from '../crypto/keyring.ts';
@@ -35,12 +36,6 @@ export interface ReadScope {
   /** Set for an API key: it reads its own environment only. */
   environmentId: string | null;
   environmentName: string | null;
-}
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
 }
 
 /**
@@ -119,7 +114,7 @@ async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptA
   if (state.locked) {
     const principal = acceptApiKey && token ? await apiKeyFromToken(ctx, token) : null;
     if (principal) return { kind: 'api-key', principal };
-    throw new AppError(429, 'too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
+    throw new AppError('too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
       'retry-after': String(state.retryAfterSeconds),
     });
   }

@@ -2,7 +2,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { searchTokenForWrite, searchTokensForLookup } from '../crypto/search-tokens.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { AppError } from '../http/errors.ts';
-import { normalizeIdentifier } from '../ingest/aliases.ts';
+import { normalizeIdentifier } from '../protocol/identifiers.ts';
 import { findEnvironment } from '../projects/environments-sql.ts';
 import { runAuditedBatches, type BatchHooks } from './audited-batches.ts';
 import { databaseNow, deleteSnapshotBatch, liftStatementTimeout } from './deletion-sql.ts';
@@ -35,7 +35,7 @@ export const ERASURE_INCOMPLETE_MESSAGE = 'The erasure stopped part way; what is
 async function environmentIdFor(db: Queryable, projectId: string, name: string | undefined): Promise<string | null> {
   if (name === undefined) return null;
   const environment = await findEnvironment(db, projectId, name);
-  if (!environment) throw new AppError(404, 'environment_not_found', 'The project has no environment of that name.');
+  if (!environment) throw new AppError('environment_not_found', 'The project has no environment of that name.');
   return environment.id;
 }
 

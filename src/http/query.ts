@@ -1,4 +1,4 @@
-import { parseTimestamp } from '../ingest/timestamp.ts';
+import { parseTimestamp } from '../protocol/timestamps.ts';
 import { AppError, errors } from './errors.ts';
 
 /** True when every %-escape in the text is well formed and decodes to UTF-8. */
@@ -18,7 +18,7 @@ export function rawQueryString(rawUrl: string): string {
 
 export function assertWellEncodedUrl(rawUrl: string): void {
   if (!isWellEncoded(rawUrl)) {
-    throw new AppError(400, 'bad_url', 'The URL holds malformed percent-encoding.');
+    throw new AppError('bad_url', 'The URL holds malformed percent-encoding.');
   }
 }
 

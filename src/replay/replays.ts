@@ -3,12 +3,12 @@
 // refusals are stored as blocked runs; only then is anything sent.
 
 import { randomUUID } from 'node:crypto';
-import { isUuid } from '../auth/credentials.ts';
+import { isUuid } from '../protocol/identifiers.ts';
 import { decryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
 import { AppError, errors } from '../http/errors.ts';
-import { computePayloadDiff } from '../ingest/payload-diff.ts';
+import { computePayloadDiff } from '../protocol/payload-diff.ts';
 import { findDestinationRow } from './destinations-sql.ts';
 import { replayOwnHeaders, scrubbableValues, storedRequestHeaders, type DestinationHeaders } from './header-policy.ts';
 import { MAX_EVENT_ID_LENGTH } from './limits.ts';
@@ -51,8 +51,8 @@ async function loadReplayable(deps: ReplayDeps, projectId: string, input: Replay
   const destination = await findDestinationRow(deps.pool, projectId, input.destinationId);
   if (destination === null) throw errors.notFound('The replay destination was not found.');
   const inputText = event.inputText;
-  if (inputText === null) throw new AppError(409, 'no_captured_input', 'The event has no captured input to replay.');
-  if (destination.disabled) throw new AppError(409, 'destination_disabled', 'The replay destination is disabled.');
+  if (inputText === null) throw new AppError('no_captured_input', 'The event has no captured input to replay.');
+  if (destination.disabled) throw new AppError('destination_disabled', 'The replay destination is disabled.');
   return { event: { inputText, output: event.output }, destination };
 }
 
