@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from './errors.ts';
+import { parseJsonWithBudget } from './json-scan.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -10,7 +11,8 @@ function malformed(): AppError {
 /**
  * JSON.parse, not Fastify's default parser: the protocol keeps `__proto__` and `constructor`
  * as ordinary own keys (JSON.parse defines them as own properties), keeps the last of repeated
- * keys and reads numbers as doubles. Invalid UTF-8 is refused rather than replaced.
+ * keys and reads numbers as doubles. Invalid UTF-8 is refused rather than replaced. Containers
+ * nested deeper than MAX_PARSE_DEPTH are read as `[]` (src/http/json-scan.ts).
  */
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) throw malformed();
@@ -20,11 +22,10 @@ export function parseJsonBody(body: Buffer): unknown {
   } catch {
     throw malformed();
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw malformed();
-  }
+  // Checked and depth-bounded first: JSON.parse of a few million nested brackets takes seconds.
+  const parsed = parseJsonWithBudget(text);
+  if (parsed === null) throw malformed();
+  return parsed.value;
 }
 
 export function registerBodyParsers(app: FastifyInstance): void {

@@ -66,6 +66,7 @@ export function describeError(error: unknown): { type: string; code?: string; st
 
 /** The client went away mid-request (an aborted upload): its problem, not the server's. */
 function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+  if (error instanceof AppError) return false;
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'ECONNRESET' || code === 'ECONNABORTED' || (request.raw.destroyed && !request.raw.complete);
 }
