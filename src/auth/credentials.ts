@@ -86,7 +86,18 @@ async function recordUse(ctx: AuthContext, record: ApiKeyRecord, token: string, 
 }
 
 /** Ingestion: an API key only, never throttled (event protocol 1.4). */
-export async function requireApiKey(request: FastifyRequest, ctx: AuthContext): Promise<ApiKeyPrincipal> {
+export function requireApiKey(request: FastifyRequest, ctx: AuthContext): Promise<ApiKeyPrincipal> {
+  // Decided once per request: ingestion checks before reading the body and again in its handler.
+  const key = request.raw ?? request;
+  let verdict = apiKeyVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = requireApiKeyOnce(request, ctx);
+    apiKeyVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+async function requireApiKeyOnce(request: FastifyRequest, ctx: AuthContext): Promise<ApiKeyPrincipal> {
   const token = requestBearerToken(request);
   if (!token) throw errors.unauthorized();
   const principal = await apiKeyFromToken(ctx, token);
@@ -102,6 +113,19 @@ type Verdict = { kind: 'api-key'; principal: ApiKeyPrincipal } | { kind: 'admin'
  * route gets through; every refusal is counted against the source address.
  */
 async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
+  // Decided once per request: a route checks before reading its body and again in its handler.
+  const key = request.raw ?? request;
+  const cached = throttledVerdicts.get(key);
+  if (cached !== undefined && cached.acceptApiKey === acceptApiKey) return cached.verdict;
+  const verdict = checkThrottledOnce(request, ctx, acceptApiKey);
+  throttledVerdicts.set(key, { acceptApiKey, verdict });
+  return verdict;
+}
+
+const throttledVerdicts = new WeakMap<object, { acceptApiKey: boolean; verdict: Promise<Verdict> }>();
+const apiKeyVerdicts = new WeakMap<object, Promise<ApiKeyPrincipal>>();
+
+async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
   const token = requestBearerToken(request);
   if (token === null) throw errors.unauthorized();
   const address = resolveClientAddress(
@@ -164,4 +188,15 @@ export async function requireAdmin(request: FastifyRequest, ctx: AuthContext): P
 export async function requireAdminProject(request: FastifyRequest, ctx: AuthContext): Promise<string> {
   await requireAdmin(request, ctx);
   return selectProject(request, ctx.db);
+}
+
+/**
+ * preParsing hook of admin-only routes with a body: the credential is checked before the body
+ * is read, so a refused request costs no memory and no parsing (docs/hostile-input.md).
+ */
+export function adminBeforeBody(ctx: AuthContext) {
+  return async (request: FastifyRequest, _reply: unknown, payload: NodeJS.ReadableStream) => {
+    await requireAdmin(request, ctx);
+    return payload;
+  };
 }

@@ -28,9 +28,13 @@ export function parseJsonBody(body: Buffer): unknown {
   return parsed.value;
 }
 
+/** Media types read as JSON and as a JSON string. */
+export const JSON_MEDIA_TYPE = /^application\/json(\s*;.*)?$/i;
+export const TEXT_MEDIA_TYPE = /^text\/plain(\s*;.*)?$/i;
+
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/json(\s*;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
     try {
       done(null, parseJsonBody(body as Buffer));
     } catch (error) {
@@ -38,7 +42,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     }
   });
   // text/plain is read as a JSON string: never an envelope, so routes refuse it by shape.
-  app.addContentTypeParser(/^text\/plain(\s*;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser(TEXT_MEDIA_TYPE, { parseAs: 'string' }, (_request, body, done) => {
     done(null, body);
   });
 }
