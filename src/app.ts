@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AuthContext } from './auth/credentials.ts';
@@ -8,7 +9,9 @@ import type { Pool } from './db/pool.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import type { BuildInfo } from './health/build-info.ts';
 import { registerBodyParsers } from './http/body-parsers.ts';
-import { registerErrorHandling, sendError, toAppError } from './http/error-handler.ts';
+import { clientErrorHandler, registerErrorHandling, sendError, toAppError } from './http/error-handler.ts';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './config/http-limits.ts';
+import { resolveClientAddress, throttleKey } from './http/client-address.ts';
 import { AppError } from './http/errors.ts';
 import { assertWellEncodedUrl, rawQueryString } from './http/query.ts';
 import { FailedCredentialThrottle } from './http/throttle.ts';
@@ -34,6 +37,8 @@ export interface AppDeps {
   build: BuildInfo;
   /** Milliseconds since the epoch; tests pass their own clock. */
   now?: () => number;
+  /** Timeouts and connection cap; the defaults when omitted. */
+  httpLimits?: HttpLimits;
 }
 
 /** Longest encoded path parameter the API accepts (section 8): longer is 414. */
@@ -43,7 +48,18 @@ const DEFAULT_BODY_LIMIT = 1_048_576;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const urlRefusals = new WeakSet<object>();
+  const limits = deps.httpLimits ?? DEFAULT_HTTP_LIMITS;
   const app = Fastify({
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      // Node checks the timeouts on this period (30 s by default): often enough to close in time.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    clientErrorHandler: clientErrorHandler(deps.logger as FastifyBaseLogger, (status) =>
+      deps.metrics.httpRequests.inc({ method: 'other', route: 'unmatched', status: String(status) }),
+    ),
     loggerInstance: deps.logger as FastifyBaseLogger,
     // One line per request is written by the onResponse hook instead.
     logController: new LogController({ disableRequestLogging: true }),
@@ -60,6 +76,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       void sendError(reply, appError);
     },
   });
+
+  app.server.maxConnections = limits.maxConnections;
 
   registerBodyParsers(app);
   registerErrorHandling(app);
@@ -87,9 +105,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const method = methodLabel(request.method);
     deps.metrics.httpRequests.inc({ method, route, status: String(reply.statusCode) });
     deps.metrics.httpDuration.observe({ method, route }, durationSeconds);
-    // One line per request; never the query string, headers or body.
+    // One line per request; never the query string, headers or body. The client is the address
+    // the credential throttle counts (X-Forwarded-For only with TRUSTED_PROXY_COUNT).
     request.log.info(
-      { method: request.method, route, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime), requestId: request.id },
+      {
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime),
+        requestId: request.id,
+        client: clientAddress(request.raw),
+      },
       'request',
     );
   });
@@ -104,10 +130,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db: deps.pool,
     keyring: deps.keyring,
     adminToken: deps.adminToken,
-    throttle: new FailedCredentialThrottle(),
+    throttle: new FailedCredentialThrottle({
+      onTransition: (transition, key) =>
+        deps.logger.warn({ client: key }, transition === 'locked' ? 'credential throttle locked an address' : 'credential throttle unlocked an address'),
+    }),
     trustedProxyCount: deps.config.trustedProxyCount,
     now: deps.now ?? Date.now,
   };
+
+  function clientAddress(raw: IncomingMessage): string {
+    const forwarded = raw.headers['x-forwarded-for'];
+    return throttleKey(
+      resolveClientAddress(raw.socket.remoteAddress ?? '', Array.isArray(forwarded) ? forwarded.join(',') : forwarded, deps.config.trustedProxyCount),
+    );
+  }
 
   registerHealthRoutes(app, { pool: deps.pool, build: deps.build });
   registerProjectRoutes(app, auth);

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
+import { loadHttpLimits } from './config/http-limits.ts';
 import { createKeyring } from './crypto/keyring.ts';
 import { migrate } from './db/migrate.ts';
 import { startRetentionSweeper } from './deletion/retention-sweep.ts';
@@ -17,8 +18,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   let config;
+  let httpLimits;
   try {
     config = loadConfig(process.env);
+    httpLimits = loadHttpLimits(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`jtrace: configuration error: ${error.message}\n`);
@@ -51,6 +54,7 @@ async function main(): Promise<void> {
     logger,
     metrics,
     build: readBuildInfo(),
+    httpLimits,
   });
   await app.listen({ host: config.host, port: config.port });
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsHost, config.metricsPort);

@@ -48,6 +48,18 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : '';
 }
 
+/**
+ * The request's bearer token as bearerToken reads it. Node keeps only the first of repeated
+ * Authorization headers; a request carrying several is refused as malformed ('') instead of
+ * being judged by whichever a proxy or the parser happened to keep.
+ */
+export function requestBearerToken(request: FastifyRequest): string | null {
+  const raw = request.raw?.rawHeaders ?? [];
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') count++;
+  return count > 1 ? '' : bearerToken(request.headers.authorization);
+}
+
 async function apiKeyFromToken(ctx: AuthContext, token: string): Promise<ApiKeyPrincipal | null> {
   const prefix = parseApiKeyShape(token);
   if (prefix === null) return null;
@@ -74,8 +86,15 @@ async function recordUse(ctx: AuthContext, record: ApiKeyRecord, token: string, 
 }
 
 /** Ingestion: an API key only, never throttled (event protocol 1.4). */
-export async function requireApiKey(request: FastifyRequest, ctx: AuthContext): Promise<ApiKeyPrincipal> {
-  return requireApiKeyToken(bearerToken(request.headers.authorization), ctx);
+export function requireApiKey(request: FastifyRequest, ctx: AuthContext): Promise<ApiKeyPrincipal> {
+  // Decided once per request: ingestion checks before reading the body and again in its handler.
+  const key = request.raw ?? request;
+  let verdict = apiKeyVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = requireApiKeyToken(requestBearerToken(request), ctx);
+    apiKeyVerdicts.set(key, verdict);
+  }
+  return verdict;
 }
 
 /**
@@ -97,7 +116,20 @@ type Verdict = { kind: 'api-key'; principal: ApiKeyPrincipal } | { kind: 'admin'
  * route gets through; every refusal is counted against the source address.
  */
 async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
-  const token = bearerToken(request.headers.authorization);
+  // Decided once per request: a route checks before reading its body and again in its handler.
+  const key = request.raw ?? request;
+  const cached = throttledVerdicts.get(key);
+  if (cached !== undefined && cached.acceptApiKey === acceptApiKey) return cached.verdict;
+  const verdict = checkThrottledOnce(request, ctx, acceptApiKey);
+  throttledVerdicts.set(key, { acceptApiKey, verdict });
+  return verdict;
+}
+
+const throttledVerdicts = new WeakMap<object, { acceptApiKey: boolean; verdict: Promise<Verdict> }>();
+const apiKeyVerdicts = new WeakMap<object, Promise<ApiKeyPrincipal>>();
+
+async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
+  const token = requestBearerToken(request);
   if (token === null) throw errors.unauthorized();
   const address = resolveClientAddress(
     request.raw.socket.remoteAddress ?? '',
@@ -159,4 +191,15 @@ export async function requireAdmin(request: FastifyRequest, ctx: AuthContext): P
 export async function requireAdminProject(request: FastifyRequest, ctx: AuthContext): Promise<string> {
   await requireAdmin(request, ctx);
   return selectProject(request, ctx.db);
+}
+
+/**
+ * preParsing hook of admin-only routes with a body: the credential is checked before the body
+ * is read, so a refused request costs no memory and no parsing (docs/hostile-input.md).
+ */
+export function adminBeforeBody(ctx: AuthContext) {
+  return async (request: FastifyRequest, _reply: unknown, payload: NodeJS.ReadableStream) => {
+    await requireAdmin(request, ctx);
+    return payload;
+  };
 }

@@ -46,6 +46,24 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
   }
 }
 
+// Socket errors of a connection that cannot be made or was cut.
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+// SQLSTATEs of a server that is down, starting, shutting down or full: class 08 is checked apart.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+// pg and pg-pool signal a lost or impossible connection only by message; matched, never shown.
+const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
+
+/** True when the database cannot be reached now (down, restarting, full), as opposed to a failing statement. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (NETWORK_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) {
+    return true;
+  }
+  const message = (error as { message?: unknown }).message;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
+}
+
 /** PostgreSQL's code for a statement cancelled by statement_timeout. */
 export const QUERY_CANCELED = '57014';
 
@@ -53,22 +71,15 @@ export function isStatementTimeout(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === QUERY_CANCELED;
 }
 
-/** Node's codes for a database server that cannot be reached or dropped the connection. */
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-/** SQLSTATEs that a resend may succeed after: shutdown, too many connections, timeout, serialization. */
-const TRANSIENT_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01', QUERY_CANCELED]);
+/** SQLSTATEs after which a resend may succeed although the database is up: a conflict or a cancelled statement. */
+const RETRYABLE_SQLSTATES = new Set(['40001', '40P01', QUERY_CANCELED]);
 
 /**
  * True for a failure that says nothing about the request: the database is unreachable,
- * restarting, full or slow. pg raises a lost connection and a pool wait that timed out as
- * plain errors without a code, so those two are told by their fixed text (never shown).
+ * restarting or full (isDatabaseUnavailable), or the statement lost a conflict or ran too long.
  */
 export function isTransientDatabaseError(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') {
-    return NETWORK_ERROR_CODES.has(code) || TRANSIENT_SQLSTATES.has(code) || code.startsWith('08');
-  }
-  const message = (error as { message?: unknown }).message;
-  return typeof message === 'string' && /^(Connection terminated|timeout exceeded when trying to connect)/.test(message);
+  if (isDatabaseUnavailable(error)) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE_SQLSTATES.has(code);
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, type ErrorDetail } from '../http/errors.ts';
 import { codePointLength, hasNul } from '../protocol/identifiers.ts';
+import { hasUnpairedSurrogate } from '../protocol/storability.ts';
 import { MAX_ERASURE_VALUE_LENGTH } from './limits.ts';
 
 /**
@@ -12,12 +13,14 @@ export const erasureRequestSchema = z.strictObject({
   value: z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
     .refine((value) => !hasNul(value), 'must not hold a NUL character')
+    .refine((value) => !hasUnpairedSurrogate(value), 'must not hold an unpaired surrogate')
     .refine((value) => codePointLength(value) <= MAX_ERASURE_VALUE_LENGTH, `must be at most ${MAX_ERASURE_VALUE_LENGTH} characters`)
     .refine((value) => value.trim() !== '', 'must not be empty or only white space'),
   environment: z
     .string({ error: 'must be a string' })
     .min(1, 'must not be empty')
     .refine((value) => !hasNul(value), 'must not hold a NUL character')
+    .refine((value) => !hasUnpairedSurrogate(value), 'must not hold an unpaired surrogate')
     .optional(),
   dryRun: z.boolean({ error: 'must be true or false' }).optional(),
 });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { requireAdmin, selectProject, type AuthContext } from '../auth/credentials.ts';
+import { adminBeforeBody, requireAdmin, selectProject, type AuthContext } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool } from '../db/pool.ts';
 import { parseQuery } from '../http/query.ts';
@@ -19,7 +19,9 @@ export interface DeletionRouteDeps {
  * so input the database would refuse is refused before any query of the action (section 7).
  */
 export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRouteDeps): void {
-  app.delete<{ Params: { journeyId: string } }>('/v1/journeys/:journeyId', async (request, reply) => {
+  // The credential is checked before any body is read (docs/hostile-input.md).
+  const credentialFirst = { preParsing: adminBeforeBody(deps.auth) };
+  app.delete<{ Params: { journeyId: string } }>('/v1/journeys/:journeyId', credentialFirst, async (request, reply) => {
     await requireAdmin(request, deps.auth);
     parseQuery(request.raw.url ?? '', []);
     assertDeletableJourneyId(request.params.journeyId);
@@ -28,7 +30,7 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
     return reply.status(204).send();
   });
 
-  app.post('/v1/erasures', async (request) => {
+  app.post('/v1/erasures', credentialFirst, async (request) => {
     await requireAdmin(request, deps.auth);
     parseQuery(request.raw.url ?? '', []);
     const input = parseErasureRequest(request.body);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from './errors.ts';
+import { parseJsonWithBudget } from './json-scan.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -10,7 +11,8 @@ function malformed(): AppError {
 /**
  * JSON.parse, not Fastify's default parser: the protocol keeps `__proto__` and `constructor`
  * as ordinary own keys (JSON.parse defines them as own properties), keeps the last of repeated
- * keys and reads numbers as doubles. Invalid UTF-8 is refused rather than replaced.
+ * keys and reads numbers as doubles. Invalid UTF-8 is refused rather than replaced. Containers
+ * nested deeper than MAX_PARSE_DEPTH are read as `[]` (src/http/json-scan.ts).
  */
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) throw malformed();
@@ -20,16 +22,19 @@ export function parseJsonBody(body: Buffer): unknown {
   } catch {
     throw malformed();
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw malformed();
-  }
+  // Checked and depth-bounded first: JSON.parse of a few million nested brackets takes seconds.
+  const parsed = parseJsonWithBudget(text);
+  if (parsed === null) throw malformed();
+  return parsed.value;
 }
+
+/** Media types read as JSON and as a JSON string. */
+export const JSON_MEDIA_TYPE = /^application\/json(\s*;.*)?$/i;
+export const TEXT_MEDIA_TYPE = /^text\/plain(\s*;.*)?$/i;
 
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/json(\s*;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
     try {
       done(null, parseJsonBody(body as Buffer));
     } catch (error) {
@@ -37,7 +42,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     }
   });
   // text/plain is read as a JSON string: never an envelope, so routes refuse it by shape.
-  app.addContentTypeParser(/^text\/plain(\s*;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser(TEXT_MEDIA_TYPE, { parseAs: 'string' }, (_request, body, done) => {
     done(null, body);
   });
 }

@@ -116,4 +116,17 @@ describe('FailedCredentialThrottle', () => {
     expect(custom.check('a', T0 + 999)).toEqual({ locked: true, retryAfterSeconds: 2 });
     expect(custom.check('a', T0 + 2499).locked).toBe(false);
   });
+
+  it('reports each lock when set and each unlock once, when next seen', () => {
+    const seen: Array<[string, string, number]> = [];
+    const throttle = new FailedCredentialThrottle({ onTransition: (t, key, now) => seen.push([t, key, now]) });
+    failTimes(throttle, 'a', [0, 1, 2, 3, 4].map((t) => T0 + t));
+    throttle.recordFailure('a', T0 + 5); // while locked: no second lock
+    expect(seen).toEqual([['locked', 'a', T0 + 4]]);
+    const after = T0 + 4 + throttle.lockMs;
+    throttle.check('a', after);
+    throttle.check('a', after + 1);
+    throttle.recordFailure('a', after + 2);
+    expect(seen).toEqual([['locked', 'a', T0 + 4], ['unlocked', 'a', after]]);
+  });
 });

@@ -12,6 +12,11 @@ export interface ThrottleOptions {
   lockMs?: number;
   /** Addresses remembered at most; the least recently failed is forgotten first. */
   maxAddresses?: number;
+  /**
+   * Told of each lock when it is set and of each unlock when it is next seen (a check or a
+   * refusal after the lock ran out), so an operator can log them.
+   */
+  onTransition?: (transition: 'locked' | 'unlocked', key: string, nowMs: number) => void;
 }
 
 export type ThrottleState = { locked: false } | { locked: true; retryAfterSeconds: number };
@@ -37,6 +42,7 @@ export class FailedCredentialThrottle {
   readonly windowMs: number;
   readonly lockMs: number;
   readonly maxAddresses: number;
+  readonly #onTransition: NonNullable<ThrottleOptions['onTransition']>;
   // A Map iterates in insertion order; deleting and re-inserting a key on every failure keeps
   // it ordered by last failure, so the first key is always the one to evict: O(1) per call.
   readonly #entries = new Map<string, Entry>();
@@ -46,6 +52,7 @@ export class FailedCredentialThrottle {
     this.windowMs = positiveInteger('windowMs', options.windowMs ?? 60_000);
     this.lockMs = positiveInteger('lockMs', options.lockMs ?? 300_000);
     this.maxAddresses = positiveInteger('maxAddresses', options.maxAddresses ?? 50_000);
+    this.#onTransition = options.onTransition ?? (() => {});
   }
 
   /** Number of addresses currently remembered. */
@@ -62,6 +69,7 @@ export class FailedCredentialThrottle {
       // because Retry-After: 0 would invite an immediate retry.
       return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil((entry.lockedUntil - nowMs) / 1000)) };
     }
+    this.#noteUnlock(key, entry, nowMs);
     // Not locked. Failures are cleared when a lock is set, so an entry with no failure left in
     // the window holds nothing worth remembering: drop it now rather than wait for eviction.
     if (this.#windowStart(entry, nowMs) === entry.failures.length) this.#entries.delete(key);
@@ -84,13 +92,14 @@ export class FailedCredentialThrottle {
     this.#entries.set(key, entry);
 
     if (entry.lockedUntil > nowMs) return;
-    entry.lockedUntil = 0;
+    this.#noteUnlock(key, entry, nowMs);
     const start = this.#windowStart(entry, nowMs);
     if (start > 0) entry.failures.splice(0, start);
     entry.failures.push(nowMs);
     if (entry.failures.length >= this.maxFailures) {
       entry.lockedUntil = nowMs + this.lockMs;
       entry.failures.length = 0;
+      this.#onTransition('locked', key, nowMs);
     }
 
     if (this.#entries.size > this.maxAddresses) {
@@ -102,6 +111,13 @@ export class FailedCredentialThrottle {
   /** Forget everything (tests, or an operator reset). */
   clear(): void {
     this.#entries.clear();
+  }
+
+  /** A lock that ran out is cleared, and reported once. */
+  #noteUnlock(key: string, entry: Entry, nowMs: number): void {
+    if (entry.lockedUntil === 0 || entry.lockedUntil > nowMs) return;
+    entry.lockedUntil = 0;
+    this.#onTransition('unlocked', key, nowMs);
   }
 
   /** Index of the first failure still inside the window ending at nowMs. */

@@ -72,6 +72,44 @@ describe('what a refused event leaves', () => {
   });
 });
 
+describe('ids that cannot be stored (2.7 step 6, refused before any lookup)', () => {
+  const unstorable = [
+    ['a NUL in event.id', { id: `evt_${uid()}\u0000` }, 'event.id'],
+    ['a NUL in event.journeyId', { journeyId: `jrn_${uid()}\u0000` }, 'event.journeyId'],
+    ['an unpaired surrogate in event.id', { id: `evt_${uid()}\uD800` }, 'event.id'],
+    ['an unpaired surrogate in event.journeyId', { journeyId: `jrn_${uid()}\uDC00` }, 'event.journeyId'],
+  ] as const;
+
+  it.each(unstorable)('single route: %s is 400 unstorable_payload', async (_name, fields, path) => {
+    const response = await send('/v1/events', envelope(fields));
+    expectError(response, 400, 'unstorable_payload');
+    expect(response.json().error.details[0].path).toBe(path);
+  });
+
+  it('batch route: each is refused alone and the batch stays set-based (no transaction per event)', async () => {
+    // Counts the pool's checkouts during one request: the per-event fallback would add one per event.
+    const connect = db.pool.connect.bind(db.pool);
+    let checkouts = 0;
+    db.pool.connect = ((...args: unknown[]) => (checkouts++, (connect as (...a: unknown[]) => unknown)(...args))) as typeof db.pool.connect;
+    const checkoutsOf = async (events: unknown[]) => {
+      checkouts = 0;
+      const response = await send('/v1/events/batch', { events });
+      expect(response.statusCode).toBe(202);
+      return { checkouts, results: response.json().data.results as Array<{ status: string; error?: { code: string; httpStatus: number } }> };
+    };
+    try {
+      const baseline = await checkoutsOf([envelope(), envelope()]);
+      const bad = unstorable.map(([, fields]) => envelope(fields));
+      const mixed = await checkoutsOf([envelope(), ...bad, envelope()]);
+      expect(mixed.results.map((r) => r.error?.code ?? r.status)).toEqual(['accepted', ...bad.map(() => 'unstorable_payload'), 'accepted']);
+      expect(mixed.results.filter((r) => r.error).every((r) => r.error!.httpStatus === 400)).toBe(true);
+      expect(mixed.checkouts).toBe(baseline.checkouts);
+    } finally {
+      db.pool.connect = connect;
+    }
+  });
+});
+
 describe('journey state through HTTP (3.4)', () => {
   const at = (second: number) => `2026-08-06T16:31:${String(second).padStart(2, '0')}.000Z`;
 

@@ -106,6 +106,15 @@ export function prepareEvent(envelope: unknown, ctx: PrepareContext): Preparatio
     ]);
   }
 
+  // The ids are looked up before anything is stored; one that can never be stored cannot match a
+  // stored event either, so it is refused here rather than reach the lookups (PostgreSQL rejects
+  // NUL in a text parameter and would replace an unpaired surrogate).
+  for (const [path, value] of [['event.id', event.id], ['event.journeyId', event.journeyId]] as const) {
+    if (findUnstorable(value, path) !== null) {
+      return { ok: false, eventId: readableEventId(envelope), refusal: unstorableRefusal(path) };
+    }
+  }
+
   const canonical = canonicalEventJson(event);
   // The validated runtime/deployment objects are plain records; capture reads them as such.
   const capture = applyCapture(event as unknown as CapturableEvent, ctx.capture, ctx.allowFullPayloadCapture);

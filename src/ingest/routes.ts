@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireApiKey, type AuthContext } from '../auth/credentials.ts';
+import { apiKeyBeforeBody } from './credential-first.ts';
 import { AppError, ERROR_STATUS } from '../http/errors.ts';
 import { parseQuery } from '../http/query.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -67,7 +68,20 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
     if (size === 0 && request.headers['content-type'] === undefined) throw malformed();
     return Readable.from([], { objectMode: false });
   };
-  const bodyOptions = { bodyLimit, onRequest: checkDeclaredSize, preParsing: measureUndeclaredSize };
+  const bodyOptions = (checkQuery: (request: FastifyRequest) => void) => ({
+    bodyLimit,
+    onRequest: checkDeclaredSize,
+    preParsing: [measureUndeclaredSize, apiKeyBeforeBody(deps.auth, bodyLimit, checkQuery)],
+  });
+  const singleQuery = (request: FastifyRequest) => void parseQuery(request.raw.url ?? '', []);
+  /** 1.3: dryRun at most once, exactly true or false. */
+  const batchQuery = (request: FastifyRequest): boolean => {
+    const query = parseQuery(request.raw.url ?? '', ['dryRun']);
+    if (query.dryRun !== undefined && query.dryRun !== 'true' && query.dryRun !== 'false') {
+      throw new AppError('invalid_query', 'dryRun must be true or false.', [{ path: 'dryRun', message: 'must be true or false' }]);
+    }
+    return query.dryRun === 'true';
+  };
 
   const scopeFor = async (request: FastifyRequest): Promise<IngestScope> => {
     // The key's environment and its capture settings come with the key: one statement, not two.
@@ -82,9 +96,9 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
     }
   };
 
-  app.post('/v1/events', bodyOptions, async (request, reply) => {
+  app.post('/v1/events', bodyOptions(singleQuery), async (request, reply) => {
     if (request.body === undefined) throw malformed();
-    parseQuery(request.raw.url ?? '', []);
+    singleQuery(request);
     const scope = await scopeFor(request);
     const [result] = await ingestEvents(deps, scope, [request.body], 'single');
     count([result!]);
@@ -97,13 +111,9 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
     });
   });
 
-  app.post('/v1/events/batch', bodyOptions, async (request, reply) => {
+  app.post('/v1/events/batch', bodyOptions(batchQuery), async (request, reply) => {
     if (request.body === undefined) throw malformed();
-    const query = parseQuery(request.raw.url ?? '', ['dryRun']);
-    if (query.dryRun !== undefined && query.dryRun !== 'true' && query.dryRun !== 'false') {
-      throw new AppError('invalid_query', 'dryRun must be true or false.', [{ path: 'dryRun', message: 'must be true or false' }]);
-    }
-    const dryRun = query.dryRun === 'true';
+    const dryRun = batchQuery(request);
     const scope = await scopeFor(request);
     const body = request.body as { events?: unknown } | null;
     const events = typeof body === 'object' && body !== null && !Array.isArray(body) ? body.events : undefined;

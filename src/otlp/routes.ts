@@ -1,8 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bearerToken, requireApiKeyToken, type ApiKeyPrincipal, type AuthContext } from '../auth/credentials.ts';
+import { requestBearerToken, requireApiKeyToken, type ApiKeyPrincipal, type AuthContext } from '../auth/credentials.ts';
 import { isTransientDatabaseError } from '../db/pool.ts';
-import { errorBody } from '../http/error-handler.ts';
-import { toAppError } from '../http/error-handler.ts';
+import { describeError, errorBody, toAppError } from '../http/error-handler.ts';
 import type { AppError } from '../http/errors.ts';
 import type { IngestDeps } from '../ingest/ingest-service.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -55,7 +54,7 @@ function sendOtlpError(request: FastifyRequest, reply: FastifyReply, error: AppE
 function apiKeyToken(request: FastifyRequest): string | null {
   const alternate = request.headers[API_KEY_HEADER];
   if (request.headers.authorization === undefined && typeof alternate === 'string') return alternate.trim();
-  return bearerToken(request.headers.authorization);
+  return requestBearerToken(request);
 }
 
 export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
@@ -97,7 +96,7 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = isTransientDatabaseError(error) && toAppError(error).status !== 503 ? unavailable() : toAppError(error);
       if (appError.status >= 500) {
-        request.log.error({ err: { type: error?.name, code: error?.code } }, 'otlp export failed');
+        request.log.error({ err: describeError(error) }, 'otlp export failed');
       }
       return sendOtlpError(request, reply, appError);
     });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { requireAdminProject, type AuthContext } from '../auth/credentials.ts';
+import { adminBeforeBody, requireAdminProject, type AuthContext } from '../auth/credentials.ts';
 import { errors } from '../http/errors.ts';
 import { parseQuery } from '../http/query.ts';
 import { parseNewDestination } from './destination-input.ts';
@@ -14,8 +14,9 @@ export interface ReplayRouteDeps extends ReplayDeps {
 /** Every replay route is admin-only (section 4); the credential is checked before the body. */
 export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps): void {
   const url = (raw: string | undefined) => raw ?? '';
+  const credentialFirst = { preParsing: adminBeforeBody(deps.auth) };
 
-  app.post('/v1/replay-destinations', async (request, reply) => {
+  app.post('/v1/replay-destinations', credentialFirst, async (request, reply) => {
     const projectId = await requireAdminProject(request, deps.auth);
     parseQuery(url(request.raw.url), []);
     if (request.body === undefined) throw errors.invalidRequest('', 'The request needs a JSON body.');
@@ -30,7 +31,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
     return { data: { items: await listDestinations(deps.pool, projectId) } };
   });
 
-  app.delete<{ Params: { destinationId: string } }>('/v1/replay-destinations/:destinationId', async (request, reply) => {
+  app.delete<{ Params: { destinationId: string } }>('/v1/replay-destinations/:destinationId', credentialFirst, async (request, reply) => {
     const projectId = await requireAdminProject(request, deps.auth);
     parseQuery(url(request.raw.url), []);
     const id = request.params.destinationId;
@@ -43,7 +44,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
     return reply.status(204).send();
   });
 
-  app.post('/v1/replays', async (request, reply) => {
+  app.post('/v1/replays', credentialFirst, async (request, reply) => {
     const projectId = await requireAdminProject(request, deps.auth);
     parseQuery(url(request.raw.url), []);
     const input = parseReplayInput(request.body);

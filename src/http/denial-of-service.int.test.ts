@@ -1,0 +1,210 @@
+import net from 'node:net';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
+import { revokeApiKeyByPrefix } from '../auth/api-key-service.ts';
+import { createKeyring } from '../crypto/keyring.ts';
+import { createMetrics } from '../metrics/metrics.ts';
+import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, seedProject, testConfig } from '../../test/helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { freePort } from '../../test/helpers/free-port.ts';
+
+/**
+ * Shapes that used to stall the server without a usable credential (docs/hostile-input.md):
+ * deeply nested bodies, stalled headers, stalled bodies, many held connections. Every check is
+ * a ratio, to a baseline measured here or to a configured timeout, never an absolute time.
+ */
+
+const HEADERS_TIMEOUT_MS = 400;
+const REQUEST_TIMEOUT_MS = 4_000;
+const MAX_CONNECTIONS = 20;
+const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
+let db: TestDatabase;
+let app: FastifyInstance;
+let port: number;
+let revokedKey: string;
+
+interface Exchange {
+  response: string;
+  ms: number;
+}
+
+/** Writes head then body, and resolves with what came back once the server closes or answers. */
+function exchange(head: string, body: Buffer | string = '', { waitForClose = false } = {}): Promise<Exchange> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      resolve({ response: Buffer.concat(chunks).toString('latin1'), ms: performance.now() - started });
+    };
+    socket.on('data', (chunk) => {
+      chunks.push(chunk);
+      if (!waitForClose && /\r\n\r\n/.test(Buffer.concat(chunks).toString('latin1'))) setTimeout(finish, 20);
+    });
+    socket.on('error', finish);
+    socket.on('close', finish);
+    socket.write(head);
+    if (body.length > 0) socket.write(body);
+  });
+}
+
+const statusOf = (response: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1] ?? 0);
+
+function post(path: string, body: Buffer, authorization?: string) {
+  const auth = authorization === undefined ? '' : `Authorization: Bearer ${authorization}\r\n`;
+  return exchange(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${auth}Content-Length: ${body.length}\r\n\r\n`, body);
+}
+
+/** Median latency of /health over a fresh connection. */
+async function healthLatency(samples = 5): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const { response, ms } = await exchange('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(statusOf(response)).toBe(200);
+    times.push(ms);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(samples / 2)]!;
+}
+
+/** /health latencies measured while `attack` runs. */
+async function healthDuring<T>(attack: Promise<T>): Promise<{ result: T; latencies: number[] }> {
+  const latencies: number[] = [];
+  let running = true;
+  const probe = (async () => {
+    while (running) {
+      const { response, ms } = await exchange('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      if (statusOf(response) === 200) latencies.push(ms);
+    }
+  })();
+  const result = await attack;
+  running = false;
+  await probe;
+  return { result, latencies };
+}
+
+const deepBatch = (levels: number) => Buffer.from(`{"events":${'['.repeat(levels)}${']'.repeat(levels)}}`);
+const flatBatch = (size: number) => Buffer.from(`{"events":[],"pad":"${'x'.repeat(size - 24)}"}`);
+
+// Live memory, not garbage waiting for a collection: the test collects before each sample.
+v8.setFlagsFromString('--expose-gc');
+const collect = vm.runInNewContext('gc') as () => void;
+
+function memoryInUse(): number {
+  collect();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const seeded = await seedProject(db.pool, keyring, 'dos');
+  revokedKey = seeded.apiKey;
+  await revokeApiKeyByPrefix(db.pool, seeded.keyPrefix);
+  app = await buildApp({
+    config: testConfig(),
+    pool: db.pool,
+    keyring,
+    adminToken: TEST_ADMIN_TOKEN,
+    logger: pino({ level: 'silent' }),
+    metrics: createMetrics(db.pool),
+    build: { version: '0.0.0', source: 'package' },
+    httpLimits: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS, idleTimeoutMs: 1_000, maxConnections: MAX_CONNECTIONS },
+  });
+  port = await freePort();
+  await app.listen({ host: '127.0.0.1', port });
+});
+afterAll(async () => {
+  await app.close();
+  await db.drop();
+});
+
+describe('deeply nested bodies without a usable credential', () => {
+  // 4 MB of brackets: JSON.parse alone took seconds on half of this.
+  const levels = 2_000_000;
+  const deep = deepBatch(levels);
+  const flat = flatBatch(deep.length);
+
+  it.each([
+    ['no key', undefined],
+    ['a revoked key', 'revoked'],
+  ])('ingestion with %s: 401 as fast as a flat body of the same size, /health answering meanwhile', async (_name, which) => {
+    const key = which === undefined ? undefined : revokedKey;
+    const baseline = await post('/v1/events/batch', flat, key);
+    expect(statusOf(baseline.response)).toBe(401);
+    const { result, latencies } = await healthDuring(post('/v1/events/batch', deep, key));
+    expect(statusOf(result.response)).toBe(401);
+    expect(result.ms / baseline.ms).toBeLessThan(4);
+    // /health was never held for as long as the attack took.
+    expect(latencies.length).toBeGreaterThan(0);
+    expect(Math.max(...latencies)).toBeLessThan(result.ms);
+  });
+
+  it('several at once keep memory far below the bodies they send', async () => {
+    const before = memoryInUse();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, memoryInUse())), 250);
+    const body = deepBatch(levels / 2);
+    const answers = await Promise.all([1, 2, 3].map(() => post('/v1/events/batch', body, revokedKey)));
+    clearInterval(sampler);
+    expect(answers.map((a) => statusOf(a.response))).toEqual([401, 401, 401]);
+    expect((peak - before) / (3 * body.length)).toBeLessThan(0.25);
+  });
+
+  it('an admin route refuses a bad credential before reading its body', async () => {
+    const body = Buffer.from(`{"value":${'['.repeat(500_000)}${']'.repeat(500_000)}}`);
+    const small = Buffer.from('{"value":"x"}');
+    const baseline = await post('/v1/erasures', small, 'not-the-admin-token');
+    const { result, latencies } = await healthDuring(post('/v1/erasures', body, undefined));
+    expect([401, 429]).toContain(statusOf(baseline.response));
+    expect(statusOf(result.response)).toBe(401);
+    expect(result.ms / baseline.ms).toBeLessThan(20);
+    expect(latencies.length).toBeGreaterThan(0);
+  });
+
+  it('with the admin token, a deep body is parsed within the budget and refused as a bad field', async () => {
+    const body = Buffer.from(`{"value":${'['.repeat(500_000)}${']'.repeat(500_000)}}`);
+    const { response } = await post('/v1/erasures', body, TEST_ADMIN_TOKEN);
+    expect(statusOf(response)).toBe(400);
+    expect(response).toContain('"invalid_request"');
+  });
+});
+
+describe('stalled and held connections', () => {
+  it('stalled headers are closed within a small multiple of the headers timeout', async () => {
+    const { response, ms } = await exchange('POST /v1/events/batch HTTP/1.1\r\nHost: x\r\n', '', { waitForClose: true });
+    expect(statusOf(response)).toBe(408);
+    expect(ms / HEADERS_TIMEOUT_MS).toBeLessThan(3);
+  });
+
+  it.each([
+    ['no key', undefined],
+    ['a revoked key', 'revoked'],
+  ])('a stalled body with %s is closed within a small multiple of the request timeout', async (_name, which) => {
+    const auth = which === undefined ? '' : `Authorization: Bearer ${revokedKey}\r\n`;
+    const head = `POST /v1/events/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${auth}Content-Length: 26000000\r\n\r\n`;
+    const { response, ms } = await exchange(head, '{"events":[' + '1,'.repeat(500), { waitForClose: true });
+    expect(statusOf(response)).toBeGreaterThanOrEqual(400);
+    expect(statusOf(response)).toBeLessThan(500);
+    expect(ms / REQUEST_TIMEOUT_MS).toBeLessThan(3);
+  });
+
+  it('held connections beyond the cap are dropped, all are closed by the headers timeout, then /health answers', async () => {
+    const started = performance.now();
+    const held = await Promise.all(
+      Array.from({ length: MAX_CONNECTIONS * 2 }, () => exchange('GET /health HTTP/1.1\r\n', '', { waitForClose: true })),
+    );
+    const allClosedMs = performance.now() - started;
+    expect(allClosedMs / HEADERS_TIMEOUT_MS).toBeLessThan(3);
+    // Those over the cap were closed at once, without an answer.
+    expect(held.filter((h) => h.response === '').length).toBeGreaterThanOrEqual(MAX_CONNECTIONS);
+    expect(await healthLatency(1)).toBeGreaterThan(0);
+  });
+});
