@@ -15,6 +15,11 @@ function malformed(): AppError {
  * nested deeper than MAX_PARSE_DEPTH are read as `[]` (src/http/json-scan.ts).
  */
 export function parseJsonBody(body: Buffer): unknown {
+  return parseJsonBodyWithBudget(body).value;
+}
+
+/** The same, telling whether containers past the budget were read as `[]`. */
+export function parseJsonBodyWithBudget(body: Buffer): { value: unknown; pruned: boolean } {
   if (body.length === 0) throw malformed();
   let text: string;
   try {
@@ -25,7 +30,7 @@ export function parseJsonBody(body: Buffer): unknown {
   // Checked and depth-bounded first: JSON.parse of a few million nested brackets takes seconds.
   const parsed = parseJsonWithBudget(text);
   if (parsed === null) throw malformed();
-  return parsed.value;
+  return parsed;
 }
 
 /** Media types read as JSON and as a JSON string. */

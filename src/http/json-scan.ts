@@ -248,11 +248,15 @@ export class JsonScanner {
   }
 }
 
-/** Parses JSON text with the nesting budget: malformed text is null, never an exception. */
-export function parseJsonWithBudget(text: string, budget = MAX_PARSE_DEPTH): { value: unknown } | null {
+/**
+ * Parses JSON text with the nesting budget: malformed text is null, never an exception.
+ * `pruned` says that containers past the budget were read as `[]`.
+ */
+export function parseJsonWithBudget(text: string, budget = MAX_PARSE_DEPTH): { value: unknown; pruned: boolean } | null {
   const scanner = new JsonScanner(true, budget);
   scanner.push(text);
   const kept = scanner.end();
   if (kept === null) return null;
-  return { value: JSON.parse(scanner.maxDepth > budget ? kept : text) as unknown };
+  const pruned = scanner.maxDepth > budget;
+  return { value: JSON.parse(pruned ? kept : text) as unknown, pruned };
 }

@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { parseJsonBody } from '../http/body-parsers.ts';
+import { parseJsonBodyWithBudget } from '../http/body-parsers.ts';
+import { MAX_PARSE_DEPTH } from '../http/json-scan.ts';
 import { AppError } from '../http/errors.ts';
 import { MalformedOtlpError, requestFromJson } from './otlp-json.ts';
 import { decodeProtobufRequest, type ExportRequest, type Signal } from './otlp-proto.ts';
@@ -52,7 +53,13 @@ export async function inflate(body: Buffer, encoding: BodyEncoding, maxBytes: nu
 }
 
 function decodeRequest(signal: Signal, format: BodyFormat, bytes: Buffer): ExportRequest {
-  if (format === 'json') return requestFromJson(signal, parseJsonBody(bytes));
+  if (format === 'json') {
+    // The envelope routes read over-deep containers as [] and refuse per event; an export has no
+    // per-record depth verdict, so pruned values would be silently lost: refuse the request.
+    const parsed = parseJsonBodyWithBudget(bytes);
+    if (parsed.pruned) throw new MalformedOtlpError(`values are nested more than ${MAX_PARSE_DEPTH} levels deep`);
+    return requestFromJson(signal, parsed.value);
+  }
   try {
     return decodeProtobufRequest(signal, bytes);
   } catch {
