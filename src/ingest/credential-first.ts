@@ -11,7 +11,7 @@ import { JsonScanner } from '../http/json-scan.ts';
  * credential, then the query string): the body is streamed through a syntax check and
  * dropped, so a refused request costs a bounded scan and no memory for its body.
  */
-export function apiKeyBeforeBody(ctx: AuthContext, bodyLimit: number, checkQuery: (request: FastifyRequest) => void) {
+export function apiKeyBeforeBody(ctx: AuthContext, bodyLimit: number, checkQuery: (request: FastifyRequest) => unknown) {
   return async (request: FastifyRequest, _reply: unknown, payload: NodeJS.ReadableStream) => {
     const type = request.headers['content-type'] ?? '';
     const json = JSON_MEDIA_TYPE.test(type);
