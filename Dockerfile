@@ -13,6 +13,8 @@ ARG NODE_IMAGE=node:20-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The SDK is an npm workspace of the root: npm ci needs its manifest (not its sources).
+COPY packages/node/package.json ./packages/node/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
@@ -26,6 +28,7 @@ RUN SERVICE_BUILD_VERSION="${SERVICE_BUILD_VERSION}" SERVICE_BUILD_COMMIT="${SER
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/node/package.json ./packages/node/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM ${NODE_IMAGE}
