@@ -35,6 +35,8 @@ export const ERROR_STATUS = {
   internal_error: 500,
   storage_error: 500,
   query_timeout: 503,
+  // The OTLP routes (docs/otlp.md): the database cannot be reached; OTLP exporters retry a 503.
+  database_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,4 +1,4 @@
-import { AppError, errors } from '../http/errors.ts';
+import { AppError, ERROR_STATUS, errors } from '../http/errors.ts';
 import { ingestEvents, type IngestDeps, type IngestScope } from '../ingest/ingest-service.ts';
 import { MAX_BATCH_EVENTS } from '../protocol/limits.ts';
 import { isJourneyRecord, linkParents, mapRecord } from './mapping.ts';
@@ -19,7 +19,7 @@ const NAMED_REFUSAL_CODES = 3;
 
 /** OTLP/HTTP asks for 503 on a transient failure: the exporter then retries the whole export. */
 export function unavailable(): AppError {
-  return new AppError(503, 'internal_error', 'The database is unavailable; retry the export.');
+  return new AppError('database_unavailable', 'The database is unavailable; retry the export.');
 }
 
 /**
@@ -41,7 +41,7 @@ export async function exportRecords(deps: IngestDeps, scope: IngestScope, record
         else outcome.accepted++;
         continue;
       }
-      if (result.error.httpStatus >= 500) {
+      if (ERROR_STATUS[result.error.code] >= 500) {
         throw result.error.code === 'query_timeout' ? errors.queryTimeout() : unavailable();
       }
       outcome.rejected++;
