@@ -2,10 +2,9 @@
 // output objects) and the load generator, which runs in a child process of its own so that it
 // never shares the server's event loop (it still shares the machine's cores).
 
-import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { Pool as HttpPool } from 'undici';
+import { runInChild, serveChildJob } from './bench-server.ts';
 
 export const BATCH_SIZE = 100;
 /** Every timed phase stops taking new work after this long, finished or not. */
@@ -85,19 +84,9 @@ async function runLoad(job: LoadJob): Promise<LoadResult> {
   return { elapsedMs, latencies, done: latencies.length, failures };
 }
 
-/** Runs the load in a child process of this same file (tsx's loader flags are inherited). */
+/** Runs the load in a child process of this same file. */
 export function inChild(job: LoadJob): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, [LOAD_JOB_VARIABLE]: JSON.stringify(job) } });
-    let result: LoadResult | null = null;
-    child.once('message', (message) => (result = message as LoadResult));
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`load process exited with ${code}`))));
-  });
+  return runInChild(import.meta.url, LOAD_JOB_VARIABLE, job);
 }
 
-const loadJob = process.env[LOAD_JOB_VARIABLE];
-if (loadJob !== undefined) {
-  process.send!(await runLoad(JSON.parse(loadJob) as LoadJob));
-  process.disconnect();
-}
+await serveChildJob(LOAD_JOB_VARIABLE, runLoad);

@@ -5,27 +5,14 @@
 // in bench/ingest-load.ts. Prints a table and replaces the `## Ingestion` section of
 // docs/benchmarks.md.
 
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
-import pino from 'pino';
-import { buildApp } from '../src/app.ts';
-import { createApiKey } from '../src/auth/api-key-service.ts';
-import { loadConfig } from '../src/config/config.ts';
-import { createKeyring } from '../src/crypto/keyring.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { createPool, withTransaction, type Pool } from '../src/db/pool.ts';
+import { withTransaction, type Pool } from '../src/db/pool.ts';
 import { prepareEvent, type PrepareContext, type PreparedEvent } from '../src/ingest/prepare.ts';
 import { storeEvents } from '../src/ingest/store.ts';
-import { createMetrics } from '../src/metrics/metrics.ts';
 import { findEnvironment } from '../src/projects/environments-sql.ts';
-import { createProject } from '../src/projects/projects-sql.ts';
+import { startBenchServer } from './bench-server.ts';
 import { BATCH_SIZE, PHASE_LIMIT_MS, inChild, makeBatch, makeEvent } from './ingest-load.ts';
-import { freePort } from '../test/helpers/free-port.ts';
 
 const CLIENTS = 8;
 /** Batches sent first, on the fresh database before any statistics exist (see the report). */
@@ -127,30 +114,10 @@ async function withCpuProfile<T>(fn: () => Promise<T>): Promise<T> {
 
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jtrace-bench-'));
-  const embedded = await startEmbeddedPostgres({ dataDir, port: await freePort() });
-  let pool: Pool | null = null;
-  let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+  const server = await startBenchServer();
   try {
-    const admin = new pg.Client(embedded.url);
-    await admin.connect();
-    await admin.query('CREATE DATABASE jtrace_bench');
-    const postgresVersion = (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
-    await admin.end();
-    const config = loadConfig({});
-    const url = new URL(embedded.url);
-    url.pathname = '/jtrace_bench';
-    pool = createPool({ connectionString: url.toString(), max: config.poolMax, statementTimeoutMs: config.statementTimeoutMs, applicationName: 'jtrace-bench' });
-    await migrate(pool);
-    const keyring = createKeyring({ current: randomBytes(32).toString('base64url') });
-    app = await buildApp({
-      config, pool, keyring, adminToken: randomBytes(32).toString('base64url'), logger: pino({ level: 'silent' }),
-      metrics: createMetrics(pool), build: { version: '0.0.0', source: 'package' },
-    });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const baseUrl = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
-    const project = await createProject(pool, 'bench', 'Benchmark');
-    const { apiKey } = await createApiKey(pool, keyring, { projectSlug: 'bench', environmentName: 'production', name: 'bench', defaultRetentionDays: 30 });
+    const { pool, keyring, config, baseUrl, apiKey, postgresVersion } = server;
+    const project = { id: server.projectId };
     const environment = (await findEnvironment(pool, project.id, 'production'))!;
     const eventBytes = Buffer.byteLength(JSON.stringify(makeEvent('size', 1, 1)));
 
@@ -173,8 +140,7 @@ async function main(): Promise<void> {
     const lone = await inChild({ ...job, clients: 1, warmup: 10, count: LONE_BATCHES });
     console.log(`single events: ${SINGLE_WARMUP} warm-up + ${SINGLE_EVENTS}, ${CLIENTS} clients ...`);
     const single = await inChild({ ...job, mode: 'single', warmup: SINGLE_WARMUP, count: SINGLE_EVENTS });
-    await app.close();
-    app = null;
+    await server.closeApp();
     console.log('profile: prepare vs store ...');
     const ctx: PrepareContext = {
       keyring, environmentName: 'production', allowFullPayloadCapture: false, maxEventPayloadBytes: config.maxEventPayloadBytes,
@@ -211,10 +177,7 @@ async function main(): Promise<void> {
     writeSection(renderSection(machine, eventBytes, figures, split, rows));
     console.log(`\nwrote the Ingestion section of ${DOCS.pathname}`);
   } finally {
-    await app?.close();
-    await pool?.end();
-    await embedded.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 

@@ -5,27 +5,12 @@
 // three routes take turns, three rounds, and each route's median round is reported. Prints a
 // table and replaces the `## OTLP input` section of docs/benchmarks.md.
 
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import pino from 'pino';
 import { Pool as HttpPool } from 'undici';
-import { buildApp } from '../src/app.ts';
-import { createApiKey } from '../src/auth/api-key-service.ts';
-import { loadConfig } from '../src/config/config.ts';
-import { createKeyring } from '../src/crypto/keyring.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { createPool, type Pool } from '../src/db/pool.ts';
-import { createMetrics } from '../src/metrics/metrics.ts';
-import { createProject } from '../src/projects/projects-sql.ts';
 import { jsonTraces, toProtobuf, type SpanSpec } from '../src/otlp/test-payloads.ts';
-import { freePort } from '../test/helpers/free-port.ts';
+import { runInChild, serveChildJob, startBenchServer } from './bench-server.ts';
 import { BATCH_SIZE, makeBatch } from './ingest-load.ts';
 
 const CLIENTS = 8;
@@ -108,42 +93,15 @@ async function runLoad(job: Job): Promise<Result> {
 }
 
 function inChild(job: Job): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, [JOB_VARIABLE]: JSON.stringify(job) } });
-    let result: Result | null = null;
-    child.once('message', (message) => (result = message as Result));
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`load process exited with ${code}`))));
-  });
+  return runInChild(import.meta.url, JOB_VARIABLE, job);
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jtrace-bench-otlp-'));
-  const embedded = await startEmbeddedPostgres({ dataDir, port: await freePort() });
-  let pool: Pool | null = null;
-  let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+  const server = await startBenchServer({ otlpEnabled: true });
   try {
-    const admin = new pg.Client(embedded.url);
-    await admin.connect();
-    await admin.query('CREATE DATABASE jtrace_bench');
-    const postgresVersion = (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
-    await admin.end();
-    const config = { ...loadConfig({}), otlpEnabled: true };
-    const url = new URL(embedded.url);
-    url.pathname = '/jtrace_bench';
-    pool = createPool({ connectionString: url.toString(), max: config.poolMax, statementTimeoutMs: config.statementTimeoutMs, applicationName: 'jtrace-bench' });
-    await migrate(pool);
-    const keyring = createKeyring({ current: randomBytes(32).toString('base64url') });
-    app = await buildApp({
-      config, pool, keyring, adminToken: randomBytes(32).toString('base64url'), logger: pino({ level: 'silent' }),
-      metrics: createMetrics(pool), build: { version: '0.0.0', source: 'package' },
-    });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    await createProject(pool, 'bench', 'Benchmark');
-    const { apiKey } = await createApiKey(pool, keyring, { projectSlug: 'bench', environmentName: 'production', name: 'bench', defaultRetentionDays: 30 });
+    const { pool, baseUrl, apiKey, postgresVersion } = server;
     const loadAverage = os.loadavg()[0]!;
 
     // Past the statistics warm-up first, so no route pays for the fresh database's plans.
@@ -190,10 +148,7 @@ ${rows.map((row) => `| ${row.join(' | ')} |`).join('\n')}
 `);
     console.log(`\nwrote the OTLP input section of ${DOCS.pathname}`);
   } finally {
-    await app?.close();
-    await pool?.end();
-    await embedded.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 
@@ -206,10 +161,4 @@ function writeSection(section: string): void {
   writeFileSync(DOCS, `${text.slice(0, start)}${section}${next === -1 ? '' : text.slice(next)}`);
 }
 
-const job = process.env[JOB_VARIABLE];
-if (job !== undefined) {
-  process.send!(await runLoad(JSON.parse(job) as Job));
-  process.disconnect();
-} else {
-  await main();
-}
+if (!(await serveChildJob(JOB_VARIABLE, runLoad))) await main();

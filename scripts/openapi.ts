@@ -16,7 +16,8 @@ export const OPENAPI_COPY = new URL('../docs/openapi.json', import.meta.url);
 export async function buildDocumentApp(): Promise<FastifyInstance> {
   const pool = createPool({ connectionString: 'postgres://openapi@127.0.0.1:1/openapi', max: 1, statementTimeoutMs: 0 });
   const app = await buildApp({
-    config: { ...loadConfig({}), replayAllowedHosts: [] },
+    // Every optional route is on, so the document lists it (OTLP_ENABLED).
+    config: { ...loadConfig({}), replayAllowedHosts: [], otlpEnabled: true },
     pool,
     keyring: createKeyring({ current: 'openapi-document-key-0123456789abcdefghijkl' }),
     adminToken: 'openapi-document-admin-token-0123456789abcdef',

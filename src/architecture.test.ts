@@ -45,7 +45,8 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   doctor: ['doctor.ts'],
   // The CLI's context type is what doctor's checks run against.
   cli: ['context.ts', 'run.ts'],
-  ingest: ['received-clock.ts', 'statistics-warmup.ts'],
+  // ingest-service.ts: ingestEvents, the pipeline every ingestion route feeds (OTLP included).
+  ingest: ['ingest-service.ts', 'received-clock.ts', 'statistics-warmup.ts'],
   health: ['routes.ts'],
 };
 

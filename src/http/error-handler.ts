@@ -26,7 +26,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (isStatementTimeout(error)) return errors.queryTimeout();
-  if (isDatabaseUnavailable(error)) return errors.serviceUnavailable();
+  if (isDatabaseUnavailable(error)) return errors.databaseUnavailable();
   const code = (error as FastifyError | undefined)?.code;
   switch (code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -79,7 +79,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendError(reply, new AppError(400, 'bad_request', 'The request was aborted.'));
     }
     const appError = toAppError(error);
-    if (appError.code === 'service_unavailable') {
+    if (appError.code === 'database_unavailable') {
       request.log.warn({ err: describeError(error) }, 'database unavailable');
     } else if (appError.status >= 500) {
       request.log.error({ err: describeError(error) }, appError.code === 'query_timeout' ? 'statement timeout' : 'unexpected failure');

@@ -36,7 +36,7 @@ export const ERROR_STATUS = {
   storage_error: 500,
   query_timeout: 503,
   // The database cannot be reached: transient, sent with Retry-After (docs/hostile-input.md).
-  service_unavailable: 503,
+  database_unavailable: 503,
   // Node's HTTP parser refused the request: headers or body not received in time, or not valid HTTP.
   request_timeout: 408,
   bad_request: 400,
@@ -87,7 +87,7 @@ export class AppError extends Error {
 
 export const GENERIC_INTERNAL_MESSAGE = 'An unexpected error occurred.';
 /** Retry-After of a 503 while the database is unreachable, in seconds: a restart or failover takes a few. */
-export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+export const DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 export const errors = {
   invalidQuery: (path: string, message: string) =>
@@ -103,8 +103,8 @@ export const errors = {
   queryTimeout: () =>
     new AppError('query_timeout', 'The query took too long and was cancelled; try again or narrow it.'),
   internal: () => new AppError('internal_error', GENERIC_INTERNAL_MESSAGE),
-  serviceUnavailable: () =>
-    new AppError('service_unavailable', 'The service cannot reach its database; retry shortly.', undefined, {
-      'retry-after': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+  databaseUnavailable: () =>
+    new AppError('database_unavailable', 'The service cannot reach its database; retry shortly.', undefined, {
+      'retry-after': String(DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS),
     }),
 };

@@ -157,7 +157,7 @@ describe('refusals of the HTTP parser answer the spec error shape', () => {
 });
 
 describe('a database outage', () => {
-  it('answers 503 service_unavailable with Retry-After on ingestion and on reads, and logs no message', async () => {
+  it('answers 503 database_unavailable with Retry-After on ingestion and on reads, and logs no message', async () => {
     const deadPool = createPool({ connectionString: `postgres://nobody:x@127.0.0.1:${await freePort()}/none`, max: 2, statementTimeoutMs: 0 });
     const outage = await buildApp(deps({ pool: deadPool, metrics: createMetrics(deadPool) }));
     try {
@@ -172,7 +172,7 @@ describe('a database outage', () => {
       for (const response of [ingest, read]) {
         expect(response.statusCode).toBe(503);
         expect(response.headers['retry-after']).toBe('5');
-        expect(response.json().error.code).toBe('service_unavailable');
+        expect(response.json().error.code).toBe('database_unavailable');
       }
       expect(lines.filter((l) => l.msg === 'database unavailable').length).toBe(2);
       expect(JSON.stringify(lines)).not.toContain('ECONNREFUSED 127.0.0.1');

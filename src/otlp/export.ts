@@ -19,7 +19,7 @@ const NAMED_REFUSAL_CODES = 3;
 
 /** OTLP/HTTP asks for 503 on a transient failure: the exporter then retries the whole export. */
 export function unavailable(): AppError {
-  return errors.serviceUnavailable();
+  return errors.databaseUnavailable();
 }
 
 /**

@@ -154,6 +154,11 @@ describe('OTLP exports retried by the OpenTelemetry exporter', () => {
     while ((await answered('503')) === unavailableBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(await answered('503')).toBeGreaterThan(unavailableBefore);
     expect(await storedEvents('jrn_outage')).toBe(0);
+    const direct = await app.inject({
+      method: 'POST', url: '/v1/traces', payload: '{}', headers: { 'content-type': 'application/json', [API_KEY_HEADER]: project.apiKey },
+    });
+    expect(direct.statusCode).toBe(503);
+    expect(direct.json()).toMatchObject({ code: 14, error: { code: 'database_unavailable' } });
     await relay.open();
 
     await flushed;

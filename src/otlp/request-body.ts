@@ -17,13 +17,13 @@ export function tooLarge(): AppError {
 }
 
 function malformed(reason: string): AppError {
-  return new AppError(400, 'invalid_request', `The body is not a valid OTLP export request: ${reason}.`, [
+  return new AppError('invalid_request', `The body is not a valid OTLP export request: ${reason}.`, [
     { path: 'body', message: reason },
   ]);
 }
 
 function unsupported(message: string): AppError {
-  return new AppError(415, 'unsupported_media_type', message);
+  return new AppError('unsupported_media_type', message);
 }
 
 /** The two OTLP/HTTP encodings; parameters such as charset are ignored. Anything else is 415. */

@@ -5,6 +5,8 @@ import { describeError, errorBody, toAppError } from '../http/error-handler.ts';
 import type { AppError } from '../http/errors.ts';
 import type { IngestDeps } from '../ingest/ingest-service.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import { defineRoute } from '../http/route-contract.ts';
+import { z } from 'zod';
 import { exportRecords, partialSuccess, unavailable, type ExportOutcome } from './export.ts';
 import { encodeProtobufResponse, encodeStatus, jsonResponse, type Signal } from './otlp-proto.ts';
 import { bodyEncoding, bodyFormat, decodeRecords, inflate, tooLarge, type BodyFormat } from './request-body.ts';
@@ -75,8 +77,7 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     }
   };
 
-  const handle = (signal: Signal) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = principals.get(request)!;
+  const handle = (signal: Signal) => async (request: FastifyRequest, reply: FastifyReply, principal: ApiKeyPrincipal) => {
     const format: BodyFormat = bodyFormat(request.headers['content-type']);
     const sent = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
     const bytes = await inflate(sent, bodyEncoding(request.headers['content-encoding']), deps.maxRequestBytes);
@@ -101,7 +102,29 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
       return sendOtlpError(request, reply, appError);
     });
     for (const signal of ['traces', 'logs'] as const) {
-      scope.post(`/v1/${signal}`, { bodyLimit: deps.maxRequestBytes, onRequest: checkRequest }, handle(signal));
+      defineRoute(scope, {
+        method: 'POST',
+        url: `/v1/${signal}`,
+        contract: {
+          summary: `Export OpenTelemetry ${signal === 'traces' ? 'spans' : 'log records'} (OTLP/HTTP); those with journey attributes become events`,
+          tag: 'otlp',
+          // Checked in onRequest, before the body is read; the contract hook takes that result.
+          credential: async (request) => principals.get(request)!,
+          security: ['apiKey'],
+          query: {},
+          body: { schema: exportRequestDocument, contentTypes: ['application/x-protobuf', 'application/json'], required: false },
+          answers: { 200: { description: 'Export response; partialSuccess when records were refused (docs/otlp.md).', schema: exportResponseDocument } },
+          errors: ['invalid_request', 'malformed_json', 'invalid_query', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'database_unavailable', 'query_timeout', 'internal_error'],
+        },
+        options: { bodyLimit: deps.maxRequestBytes, onRequest: checkRequest },
+        handler: (request, reply, { credential }) => handle(signal)(request, reply, credential),
+      });
     }
   });
 }
+
+/** The OpenAPI document's view of the bodies: OTLP's own messages (opentelemetry-proto), not restated. */
+const exportRequestDocument = z.looseObject({}).describe('An OTLP ExportTraceServiceRequest or ExportLogsServiceRequest (protobuf or OTLP JSON).');
+const exportResponseDocument = z.object({
+  partialSuccess: z.object({ rejectedSpans: z.string().optional(), rejectedLogRecords: z.string().optional(), errorMessage: z.string() }).optional(),
+});
