@@ -74,7 +74,8 @@ describe('embedded mode', () => {
       await superuser.end();
       await database.close();
     }
-  });
+    // initdb and two migration runs: slow on a loaded machine.
+  }, 180_000);
 
   it('says which variable to set when the port is held by another server', async () => {
     const port = cluster ? Number(new URL(cluster.url).port) : await freePort();
