@@ -24,6 +24,7 @@ describe('a start with a bad configuration', () => {
     [{ PORT: 'eighty' }, 'PORT'],
     [{ DATABASE_URL: 'postgres://u:p@127.0.0.1:1/x', ENCRYPTION_KEY: 'k'.repeat(40) }, 'ADMIN_TOKEN'],
     [{ ADMIN_TOKEN: 'too-short' }, 'ADMIN_TOKEN'],
+    [{ ENCRYPTION_KEY: 'weak-key-0123456789' }, 'ENCRYPTION_KEY'],
     [{ MAX_EVENT_PAYLOAD_BYTES: '10' }, 'MAX_EVENT_PAYLOAD_BYTES'],
     [{ ALLOW_FULL_PAYLOAD_CAPTURE: 'yes' }, 'ALLOW_FULL_PAYLOAD_CAPTURE'],
     [{ ENCRYPTION_KEY: 'same-key-0123456789abcdef', ENCRYPTION_KEY_PREVIOUS: 'same-key-0123456789abcdef' }, 'ENCRYPTION_KEY_PREVIOUS'],

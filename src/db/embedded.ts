@@ -1,6 +1,6 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, chownSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync, chownSync, readdirSync, statSync } from 'node:fs';
 import { arch, platform, tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -47,8 +47,12 @@ interface RunAs {
   gid?: number;
 }
 
-/** PostgreSQL refuses to run as root, so root hands the cluster to the postgres OS user. */
-function osUserFor(dataDir: string): RunAs {
+/**
+ * PostgreSQL refuses to run as root, so root hands the cluster (and only the cluster and its log)
+ * to the postgres OS user. The data directory itself and the secrets beside the cluster stay
+ * root's: the database server, whatever role it is asked by, can then never read them.
+ */
+function osUserFor(dataDir: string, owned: string[]): RunAs {
   if (process.getuid?.() !== 0) return {};
   const lookup = () => {
     const uid = Number(execFileSync('id', ['-u', POSTGRES_OS_USER]).toString().trim());
@@ -62,7 +66,16 @@ function osUserFor(dataDir: string): RunAs {
     execFileSync('useradd', ['--system', '--no-create-home', '--user-group', POSTGRES_OS_USER]);
     ids = lookup();
   }
-  chownTree(dataDir, ids.uid, ids.gid);
+  // Earlier versions gave the whole directory to postgres: take back what is not the cluster's.
+  chownSync(dataDir, 0, 0);
+  chmodSync(dataDir, 0o711);
+  for (const entry of readdirSync(dataDir)) {
+    const full = path.join(dataDir, entry);
+    if (owned.includes(full)) continue;
+    const stat = statSync(full, { throwIfNoEntry: false });
+    if (stat && !stat.isDirectory() && stat.uid !== 0) chownSync(full, 0, 0);
+  }
+  for (const dir of owned) if (existsSync(dir)) chownTree(dir, ids.uid, ids.gid);
   return ids;
 }
 
@@ -116,7 +129,8 @@ async function initialise(bin: Binaries, dataDir: string, pgdata: string, runAs:
   const pwfile = path.join(tmpdir(), `jtrace-pw-${randomBytes(6).toString('hex')}`);
   writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
   if (runAs.uid !== undefined) chownSync(pwfile, runAs.uid, runAs.gid ?? runAs.uid);
-  if (runAs.uid !== undefined) chownTree(dataDir, runAs.uid, runAs.gid ?? runAs.uid);
+  mkdirSync(pgdata, { recursive: true, mode: 0o700 });
+  if (runAs.uid !== undefined) chownSync(pgdata, runAs.uid, runAs.gid ?? runAs.uid);
   try {
     const result = await run(
       bin.initdb,
@@ -178,14 +192,42 @@ function tail(file: string, lines: number): string {
   return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
 }
 
+/** The port in postmaster.pid (its fourth line), or null. */
+function runningPort(pgdata: string): number | null {
+  const pidFile = path.join(pgdata, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const port = Number(readFileSync(pidFile, 'utf8').split('\n')[3]);
+  return Number.isInteger(port) && port > 0 ? port : null;
+}
+
+/** Refusals that name the way out: the variables that choose the port and the data directory. */
+export class EmbeddedPortError extends Error {
+  override name = 'EmbeddedPortError';
+}
+
 /** Starts the embedded cluster, or reuses one that is already running on the same data. */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const bin = await loadBinaries();
   const dataDir = path.resolve(options.dataDir);
   const pgdata = path.join(dataDir, 'pg');
-  const logFile = path.join(dataDir, 'postgres.log');
+  const logDir = path.join(dataDir, 'log');
+  const logFile = path.join(logDir, 'postgres.log');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const runAs = osUserFor(dataDir);
+  mkdirSync(logDir, { recursive: true, mode: 0o700 });
+  const runAs = osUserFor(dataDir, [pgdata, logDir]);
+
+  const ours = runningPid(pgdata) !== null;
+  const oursOn = ours ? runningPort(pgdata) : null;
+  if (ours && oursOn !== null && oursOn !== options.port) {
+    throw new EmbeddedPortError(
+      `the embedded PostgreSQL of ${dataDir} is already running on port ${oursOn}; set EMBEDDED_PG_PORT=${oursOn}, or stop that server first`,
+    );
+  }
+  if (!ours && (await portAnswers(options.port))) {
+    throw new EmbeddedPortError(
+      `port ${options.port} on 127.0.0.1 is taken by another server (another checkout's embedded PostgreSQL, or a system one); set EMBEDDED_PG_PORT to a free port, and JTRACE_DATA_DIR if this checkout should keep its data elsewhere`,
+    );
+  }
 
   if (!existsSync(path.join(pgdata, 'PG_VERSION'))) {
     await initialise(bin, dataDir, pgdata, runAs);
@@ -196,7 +238,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     await run(bin.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '60'], runAs);
   };
 
-  if (runningPid(pgdata) !== null && (await portAnswers(options.port))) {
+  if (ours && (await portAnswers(options.port))) {
     return { url, startedHere: false, stop: async () => {} };
   }
 
@@ -218,7 +260,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       return { url, startedHere: false, stop: async () => {} };
     }
     throw new Error(
-      `embedded PostgreSQL did not start (port ${options.port}). Its log ends with:\n${tail(logFile, 15)}`,
+      `embedded PostgreSQL did not start (port ${options.port}; EMBEDDED_PG_PORT chooses another). Its log ends with:\n${tail(logFile, 15)}`,
     );
   }
   return { url, startedHere: true, stop };

@@ -42,6 +42,13 @@ describe('storedRequestHeaders', () => {
       'x-service-replay': 'r1',
     });
   });
+
+  it('lists a destination header named __proto__ as an own key', () => {
+    const stored = storedRequestHeaders(['__proto__', 'X-Tenant'], { 'content-type': 'application/json' });
+    expect(Object.keys(stored)).toEqual(['__proto__', 'X-Tenant', 'content-type']);
+    expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(stored))).toEqual(JSON.parse('{"__proto__":"[REDACTED]","X-Tenant":"[REDACTED]","content-type":"application/json"}'));
+  });
 });
 
 describe('scrubbing', () => {

@@ -2,6 +2,7 @@
 // Destination header values are secrets (tokens, signatures): they are stored encrypted, sent,
 // and never stored or returned in the clear, not even when the destination echoes them back.
 
+import { setOwn } from '../protocol/own-keys.ts';
 import { isBuiltInSecretName } from '../protocol/redaction/secret-names.ts';
 import {
   MAX_DESTINATION_HEADERS,
@@ -96,8 +97,9 @@ export function replayOwnHeaders(version: string, runId: string): Record<string,
  */
 export function storedRequestHeaders(destinationHeaderNames: readonly string[], own: Record<string, string>): Record<string, string> {
   const stored: Record<string, string> = {};
-  for (const name of destinationHeaderNames) stored[name] = REDACTED;
-  for (const [name, value] of Object.entries(own)) stored[name] = isBuiltInSecretName(name) ? REDACTED : value;
+  // setOwn: a header named __proto__ is sent, so it must be listed as an own key too.
+  for (const name of destinationHeaderNames) setOwn(stored, name, REDACTED);
+  for (const [name, value] of Object.entries(own)) setOwn(stored, name, isBuiltInSecretName(name) ? REDACTED : value);
   return stored;
 }
 
