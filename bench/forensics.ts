@@ -18,6 +18,10 @@ import { createPool, type Pool } from '../src/db/pool.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { createProject } from '../src/projects/projects-sql.ts';
 import { readJourneyPayloads } from '../src/query/journey-payloads.ts';
+import { compareJourneys } from '../src/forensics/compare-journeys.ts';
+import { parseFieldPath, type PathSegment } from '../src/forensics/field-path.ts';
+import { followField } from '../src/forensics/follow-field.ts';
+import { listJourneyChanges } from '../src/forensics/journey-changes.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { percentiles, writeSection, type Timing } from './query-report.ts';
 
@@ -127,6 +131,13 @@ async function measure(pool: Pool): Promise<{ rows: Row[]; payloadBytes: number 
       // The read alone (one journey's rows and their JSON parsing), for the share of the SQL.
       const timing = await time(() => readJourneyPayloads(pool, scope, `jrn-${size}-b`, size));
       rows.push({ route: 'read the events (no HTTP)', size, timing, bytes: 0 });
+      // The walks alone, on journeys already read: the CPU share of each route.
+      const a = (await readJourneyPayloads(pool, scope, `jrn-${size}-a`, size))!;
+      const b = (await readJourneyPayloads(pool, scope, `jrn-${size}-b`, size))!;
+      const phone = parseFieldPath('customer.phone') as PathSegment[];
+      rows.push({ route: 'follow a field (walk only)', size, timing: await time(async () => followField(b, phone)), bytes: 0 });
+      rows.push({ route: 'what changed (walk only)', size, timing: await time(async () => listJourneyChanges(b)), bytes: 0 });
+      rows.push({ route: 'compare (walk only)', size, timing: await time(async () => compareJourneys(a, b)), bytes: 0 });
       const routes: Array<[string, string]> = [
         ['follow a field', `/v1/journeys/jrn-${size}-b/fields?path=customer.phone`],
         ['what changed', `/v1/journeys/jrn-${size}-b/changes`],

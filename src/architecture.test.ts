@@ -38,7 +38,7 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   auth: ['credentials.ts', 'api-key-service.ts'],
   // Projects have no service layer: their reads and writes are the functions of these files.
   projects: ['projects-sql.ts', 'environments-sql.ts'],
-  query: ['details.ts'],
+  query: ['details.ts', 'journey-payloads.ts'],
   deletion: ['erasure.ts', 'erasure-input.ts', 'journey-delete.ts', 'range-delete.ts', 'range-dates.ts', 'retention-sweep.ts', 'limits.ts'],
   replay: ['destinations.ts'],
   rotation: ['reencrypt.ts', 'key-usage.ts', 'startup-check.ts'],

@@ -63,6 +63,17 @@ describe('forensics refusals', () => {
     }
   });
 
+  it('share the throttle of refused credentials; a valid API key is still read', async () => {
+    const remoteAddress = '198.51.100.77';
+    const url = '/v1/journeys/jrn-kept/changes';
+    for (let i = 0; i < 5; i++) {
+      expect(refusal(await fx.app.inject({ method: 'GET', url, remoteAddress, headers: { authorization: 'Bearer jt_wrong' } }), 401)).toBe('unauthorized');
+    }
+    const locked = await fx.app.inject({ method: 'GET', url: '/v1/journeys/jrn-kept/fields?path=a', remoteAddress, headers: { authorization: 'Bearer jt_wrong' } });
+    expect(refusal(locked, 429)).toBe('too_many_attempts');
+    expect((await get(fx, API_KEY, '/v1/journeys/compare?a=jrn-kept&b=jrn-kept', { remoteAddress })).statusCode).toBe(200);
+  });
+
   it('the compare route is never read as a journey id; the journey named compare stays reachable below it', async () => {
     expect(refusal(await get(fx, API_KEY, '/v1/journeys/compare'), 400)).toBe('invalid_query');
     const followed = await fields('customer.phone', 'compare');

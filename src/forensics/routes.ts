@@ -5,8 +5,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
+import { dataOf, recordSchema } from '../http/answers.ts';
 import { errors } from '../http/errors.ts';
-import { parseQuery } from '../http/query.ts';
+import { defineRoute } from '../http/route-contract.ts';
 import { getJourneyDetail } from '../query/details.ts';
 import { readJourneyPayloads, readJourneyPayloadsAt, type JourneyPayloads } from '../query/journey-payloads.ts';
 import { compareJourneys } from './compare-journeys.ts';
@@ -17,8 +18,13 @@ import { MAX_FORENSICS_EVENTS, MAX_JOURNEY_ID_CODE_POINTS } from './limits.ts';
 
 export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring }): void {
   const db = deps.auth.db;
-  const url = (request: FastifyRequest) => request.raw.url ?? '';
-  const reader = (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth);
+  const reader = {
+    credential: (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth),
+    security: ['apiKey', 'adminToken'],
+    tag: 'forensics',
+  } as const;
+  const readErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error', 'not_found'] as const;
+  const answer = (description: string) => ({ 200: { description, schema: dataOf(recordSchema) } });
   // `keys`: read only that part of each payload (following one field needs no more).
   const journey = async (scope: ReadScope, id: string, keys?: string[]): Promise<JourneyPayloads> => {
     const read = !readableId(id)
@@ -29,36 +35,59 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
     if (read === null) throw errors.notFound('The journey was not found.');
     return read;
   };
+  const journeyIdOf = (request: FastifyRequest) => (request.params as { journeyId: string }).journeyId;
 
-  app.get<{ Params: { journeyId: string } }>('/v1/journeys/:journeyId/fields', async (request) => {
-    const scope = await reader(request);
-    const path = parseQuery(url(request), ['path'] as const).path ?? '';
-    const segments = parseFieldPath(path);
-    if (typeof segments === 'string') throw errors.invalidQuery('path', segments);
-    const events = await journey(scope, request.params.journeyId, leadingKeys(segments));
-    return { data: { journeyId: request.params.journeyId, path, ...followField(events, segments) } };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/journeys/:journeyId/fields',
+    contract: {
+      ...reader,
+      summary: 'Follow a field through a journey',
+      query: { path: 'Required: keys joined by ".", [*] or [index] after a key (docs/forensics.md).' },
+      answers: answer('Every step with the value at the path and a verdict; the first loss and the first difference.'),
+      errors: readErrors,
+    },
+    handler: async (request, _reply, { credential, query }) => {
+      const path = query.path ?? '';
+      const segments = parseFieldPath(path);
+      if (typeof segments === 'string') throw errors.invalidQuery('path', segments);
+      const events = await journey(credential, journeyIdOf(request), leadingKeys(segments));
+      return { data: { journeyId: journeyIdOf(request), path, ...followField(events, segments) } };
+    },
   });
 
-  app.get<{ Params: { journeyId: string } }>('/v1/journeys/:journeyId/changes', async (request) => {
-    const scope = await reader(request);
-    parseQuery(url(request), []);
-    const events = await journey(scope, request.params.journeyId);
-    return { data: { journeyId: request.params.journeyId, ...listJourneyChanges(events) } };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/journeys/:journeyId/changes',
+    contract: { ...reader, summary: 'What changed in a journey', query: {}, answers: answer('Every changed path with the steps where it changed, lost first.'), errors: readErrors },
+    handler: async (request, _reply, { credential }) => {
+      const events = await journey(credential, journeyIdOf(request));
+      return { data: { journeyId: journeyIdOf(request), ...listJourneyChanges(events) } };
+    },
   });
 
-  app.get('/v1/journeys/compare', async (request) => {
-    const scope = await reader(request);
-    const query = parseQuery(url(request), ['a', 'b'] as const);
-    for (const name of ['a', 'b'] as const) {
-      if ((query[name] ?? '') === '') throw errors.invalidQuery(name, `${name} is required: a journey id.`);
-    }
-    const [a, b] = [query.a!, query.b!];
-    const [eventsA, eventsB] = [await journey(scope, a), await journey(scope, b)];
-    // The journey read itself: alias values masked as it masks them.
-    const [journeyA, journeyB] = [await getJourneyDetail(db, deps.keyring, scope, a), await getJourneyDetail(db, deps.keyring, scope, b)];
-    if (journeyA === null || journeyB === null) throw errors.notFound('The journey was not found.');
-    const truncated = { a: eventsA.truncated, b: eventsB.truncated };
-    return { data: { a: journeyA, b: journeyB, truncated, ...compareJourneys(eventsA, eventsB) } };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/journeys/compare',
+    contract: {
+      ...reader,
+      summary: 'Compare two journeys step by step',
+      query: { a: 'Required: a journey id.', b: 'Required: the journey id to compare it with.' },
+      answers: answer('Both journeys and their aligned steps with the diffs of inputs and outputs.'),
+      errors: readErrors,
+    },
+    handler: async (_request, _reply, { credential, query }) => {
+      for (const name of ['a', 'b'] as const) {
+        if ((query[name] ?? '') === '') throw errors.invalidQuery(name, `${name} is required: a journey id.`);
+      }
+      const [a, b] = [query.a!, query.b!];
+      const [eventsA, eventsB] = [await journey(credential, a), await journey(credential, b)];
+      // The journey read itself: alias values masked as it masks them.
+      const [journeyA, journeyB] = [await getJourneyDetail(db, deps.keyring, credential, a), await getJourneyDetail(db, deps.keyring, credential, b)];
+      if (journeyA === null || journeyB === null) throw errors.notFound('The journey was not found.');
+      const truncated = { a: eventsA.truncated, b: eventsB.truncated };
+      return { data: { a: journeyA, b: journeyB, truncated, ...compareJourneys(eventsA, eventsB) } };
+    },
   });
 }
 
