@@ -41,7 +41,7 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   query: ['details.ts', 'journey-payloads.ts'],
   deletion: ['erasure.ts', 'erasure-input.ts', 'journey-delete.ts', 'range-delete.ts', 'range-dates.ts', 'retention-sweep.ts', 'limits.ts'],
   replay: ['destinations.ts'],
-  rotation: ['reencrypt.ts', 'key-usage.ts', 'startup-check.ts'],
+  rotation: ['reencrypt.ts', 'key-usage.ts', 'startup-check.ts', 'key-mismatch.ts'],
   doctor: ['doctor.ts'],
   // The CLI's context type is what doctor's checks run against.
   cli: ['context.ts', 'run.ts'],
