@@ -18,6 +18,7 @@ import { registerIngestRoutes } from './ingest/routes.ts';
 import { registerReadRoutes } from './query/routes.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
+import { registerWebInterface } from './web/web-interface.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
 
@@ -32,6 +33,8 @@ export interface AppDeps {
   build: BuildInfo;
   /** Milliseconds since the epoch; tests pass their own clock. */
   now?: () => number;
+  /** The built web interface (web/dist); absent: its pages answer 503. */
+  webRoot?: string;
 }
 
 /** Longest encoded path parameter the API accepts (section 8): longer is 414. */
@@ -108,7 +111,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
 
   registerHealthRoutes(app, { pool: deps.pool, build: deps.build });
-  registerProjectRoutes(app, auth);
   registerIngestRoutes(app, {
     pool: deps.pool,
     keyring: deps.keyring,
@@ -120,16 +122,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     auth,
     metrics: deps.metrics,
   });
-  registerReadRoutes(app, { auth, keyring: deps.keyring });
-  registerDeletionRoutes(app, { auth, pool: deps.pool, keyring: deps.keyring });
-  registerReplayRoutes(app, {
-    auth,
-    pool: deps.pool,
-    keyring: deps.keyring,
-    allowedHosts: deps.config.replayAllowedHosts ?? [],
-    version: deps.build.version,
-    now: deps.now ?? Date.now,
-  });
+  // The same registrations serve /v1 (bearer credentials) and /ui/api/v1 (the session cookie).
+  const registerApiRoutes = (scope: FastifyInstance, scopeAuth: AuthContext) => {
+    registerProjectRoutes(scope, scopeAuth);
+    registerReadRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
+    registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
+    registerReplayRoutes(scope, {
+      auth: scopeAuth,
+      pool: deps.pool,
+      keyring: deps.keyring,
+      allowedHosts: deps.config.replayAllowedHosts ?? [],
+      version: deps.build.version,
+      now: deps.now ?? Date.now,
+    });
+  };
+  registerApiRoutes(app, auth);
+  await registerWebInterface(app, { auth, webRoot: deps.webRoot ?? null, registerApiRoutes });
 
   return app;
 }

@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'parameter_too_long'
   | 'unsupported_media_type'
   | 'too_many_attempts'
+  | 'forbidden_origin'
   | 'internal_error'
   | 'storage_error'
   | 'query_timeout';
