@@ -8,11 +8,11 @@ export interface DemoData {
   projectId: string;
 }
 
-function contactJourney(n: number, now: number, kind: 'ok' | 'lost' | 'failed' | 'retried'): SentEvent[] {
+function contactJourney(n: number, index: number, now: number, kind: 'ok' | 'lost' | 'failed' | 'retried'): SentEvent[] {
   const journeyId = `jrn_demo_${n}`;
   const entity = { type: 'contact', id: `contact-${n}` };
   const email = `person${n}@example.com`;
-  const t = (s: number) => new Date(now - 20 * 60_000 + n * 7_000 + s * 1000).toISOString();
+  const t = (s: number) => new Date(now - 60_000 + index * 5_000 + s * 1000).toISOString();
   const customer = { name: `Person ${n}`, email, phone: '+1 555 0100' };
   const base = { journeyId, environment: 'production', entity, aliases: { email, crm: `crm-${n}` }, displayableAliases: ['email'] };
   const events: SentEvent[] = [
@@ -53,7 +53,7 @@ export async function loadDemo(pool: Pool, baseUrl: string): Promise<DemoData> {
   const project = await seedProject(pool, createKeyring({ current: TEST_ENCRYPTION_KEY }), 'demo', 'production');
   const now = Date.now();
   const kinds = ['ok', 'lost', 'failed', 'retried', 'ok', 'ok', 'lost', 'failed'] as const;
-  const events = kinds.flatMap((kind, index) => contactJourney(1001 + index, now, kind));
+  const events = kinds.flatMap((kind, index) => contactJourney(1001 + index, index, now, kind));
   await sendEvents(baseUrl, project.apiKey, events);
   return { projectId: project.projectId };
 }

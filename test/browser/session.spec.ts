@@ -57,12 +57,12 @@ describe('session in the browser', () => {
   it('signs out, and the old cookie is refused afterwards', async () => {
     const { page, guard } = await ui.open('/ui/sign-in');
     await ui.signIn(page);
-    const [cookie] = await ui.browser.context.cookies(ui.server.baseUrl);
+    const [cookie] = await ui.browser.context.cookies(ui.server.baseUrl + '/ui/');
     expect(cookie).toMatchObject({ name: 'jtrace_session', httpOnly: true, sameSite: 'Strict', path: '/ui' });
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/ui\/sign-in/);
-    expect(await ui.browser.context.cookies(ui.server.baseUrl)).toEqual([]);
+    expect(await ui.browser.context.cookies(ui.server.baseUrl + '/ui/')).toEqual([]);
 
     const replayed = await fetch(ui.server.baseUrl + '/ui/api/session', { headers: { cookie: `${cookie!.name}=${cookie!.value}` } });
     expect(replayed.status).toBe(401);

@@ -12,14 +12,14 @@ function EventLine({ entry, selected, attempt, onSelect }: { entry: TimelineEntr
     <li ref={ref} className={['event', entry.failed ? 'event-failed' : '', selected ? 'event-selected' : ''].join(' ')}>
       <button type="button" className="event-button" aria-current={selected ? 'true' : undefined} onClick={() => onSelect(event.id)}>
         <span className="col-gap">{entry.gapMs === null ? '' : `+${formatDuration(entry.gapMs)}`}</span>
-        <span className="col-service">{event.service}</span>
-        <span className="col-op">{event.operation}</span>
-        <span className="col-name">
+        <span className="col-main">
           {attempt !== undefined ? <span className="attempt">attempt {attempt}</span> : null}
-          {event.name}
+          <span className="col-service">{event.service}</span> <span className="col-name">{event.name}</span>{' '}
+          <span className="col-op">{event.operation}</span>
         </span>
         <span className="col-duration">{formatDuration(event.durationMs)}</span>
-        <span className="col-flags">
+        <span className="col-second">
+          <time dateTime={event.eventTimestamp}>{formatTime(event.eventTimestamp)}</time>
           {entry.failed ? <span className="flag flag-failed">{attempt !== undefined ? 'failed' : 'failure'}</span> : attempt !== undefined ? <span className="flag flag-ok">succeeded</span> : null}
           {entry.skewMs !== null ? (
             <span className="flag flag-skew" title={`Stamped ${formatDuration(Math.abs(entry.skewMs))} ${entry.skewMs > 0 ? 'after' : 'before'} it arrived`}>
@@ -28,9 +28,6 @@ function EventLine({ entry, selected, attempt, onSelect }: { entry: TimelineEntr
             </span>
           ) : null}
         </span>
-        <time className="col-time" dateTime={event.eventTimestamp}>
-          {formatTime(event.eventTimestamp)}
-        </time>
       </button>
     </li>
   );
