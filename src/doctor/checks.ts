@@ -5,7 +5,7 @@
 
 import { ConfigError, loadConfig, MIN_ADMIN_TOKEN_LENGTH } from '../config/config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { appliedVersions, latestVersion } from '../db/migrate.ts';
+import { appliedVersions, latestVersion, listMigrations } from '../db/migrate.ts';
 import type { Queryable } from '../db/pool.ts';
 import { countKeyUsage, KIND_LABELS, MOVABLE_KINDS, unreadableByTable } from '../rotation/key-usage.ts';
 
@@ -100,7 +100,8 @@ export async function checkMigrations(db: Queryable): Promise<CheckResult> {
   const applied = await appliedVersions(db);
   const expected = latestVersion();
   const at = applied.at(-1) ?? 0;
-  const pending = expected - applied.filter((version) => version <= expected).length;
+  // Counted by version, not by position: migration numbers may leave gaps.
+  const pending = listMigrations().filter((migration) => !applied.includes(migration.version)).length;
   if (pending > 0) {
     return {
       status: 'fail',
