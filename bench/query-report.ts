@@ -75,6 +75,11 @@ export async function explainStatements(pool: Pool, statements: Statement[]): Pr
 
 /** Replaces (or adds) the `## Query` section of docs/benchmarks.md; other sections stay as they are. */
 export function writeQuerySection(file: URL, section: string): void {
+  writeSection(file, '## Query', section);
+}
+
+/** Replaces (or adds) the section under `heading` (a `## ` line) of a Markdown file; other sections stay. */
+export function writeSection(file: URL, heading: string, section: string): void {
   const body = section.trimEnd() + '\n';
   if (!existsSync(file)) {
     writeFileSync(file, `# Benchmarks\n\n${body}`);
@@ -82,7 +87,7 @@ export function writeQuerySection(file: URL, section: string): void {
   }
   const text = readFileSync(file, 'utf8');
   const lines = text.split('\n');
-  const start = lines.findIndex((line) => line.trim() === '## Query');
+  const start = lines.findIndex((line) => line.trim() === heading);
   if (start === -1) {
     writeFileSync(file, `${text.trimEnd()}\n\n${body}`);
     return;

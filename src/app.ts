@@ -16,6 +16,7 @@ import { methodLabel, type Metrics } from './metrics/metrics.ts';
 import { registerProjectRoutes } from './projects/routes.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
 import { registerReadRoutes } from './query/routes.ts';
+import { registerForensicsRoutes } from './forensics/routes.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
 import type { ReplayDeps } from './replay/replays.ts';
@@ -134,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const registerApiRoutes = (scope: FastifyInstance, scopeAuth: AuthContext) => {
     registerProjectRoutes(scope, scopeAuth);
     registerReadRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
+    registerForensicsRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
   };

@@ -4,7 +4,7 @@
 import type { ReadScope } from '../auth/credentials.ts';
 import { errors } from '../http/errors.ts';
 import type { QueryValues } from '../http/query.ts';
-import { formatTimestamp } from '../ingest/timestamp.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 import { baseScan, type ReadDeps } from './journeys.ts';
 import { selectJourneyActivity } from './journeys-sql.ts';
 import { microsToMillis } from './micros.ts';

@@ -3,12 +3,12 @@
 // refusals are stored as blocked runs; only then is anything sent.
 
 import { randomUUID } from 'node:crypto';
-import { isUuid } from '../auth/credentials.ts';
+import { isUuid } from '../protocol/identifiers.ts';
 import { decryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
 import { AppError, errors } from '../http/errors.ts';
-import { computePayloadDiff } from '../ingest/payload-diff.ts';
+import { computePayloadDiff } from '../protocol/payload-diff.ts';
 import { findDestinationRow } from './destinations-sql.ts';
 import { replayOwnHeaders, scrubbableValues, storedRequestHeaders, type DestinationHeaders } from './header-policy.ts';
 import { MAX_EVENT_ID_LENGTH } from './limits.ts';

@@ -123,6 +123,37 @@ describe('GET /ui/api/v1/journeys/activity', () => {
   });
 });
 
+describe('GET /ui/api/v1/events/:id/diff', () => {
+  it('lists the lost phone first, pairs the renamed key, then changed and added values', async () => {
+    const response = await ui('GET', '/v1/events/t-1/diff');
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().data).toEqual({
+      comparable: true,
+      truncated: false,
+      rows: [
+        { path: 'customer.phone', kind: 'lost', before: '+44 20 7946 0000', after: null },
+        { path: 'customer.email', kind: 'renamed', renamedFrom: 'customer.mail', before: 'ada@example.com', after: 'ada@example.com' },
+        { path: 'customer.name', kind: 'changed', before: 'Ada', after: 'ADA' },
+        { path: 'customer.tier', kind: 'added', after: 'gold' },
+      ],
+    });
+  });
+
+  it('says when there is nothing to compare, and refuses like the event read', async () => {
+    expect((await ui('GET', '/v1/events/a-1/diff')).json().data).toEqual({ comparable: false, rows: [], truncated: false });
+    expectError(await ui('GET', '/v1/events/missing/diff'), 404, 'not_found');
+    expectError(await ui('GET', `/v1/events/${'x'.repeat(129)}/diff`), 404, 'not_found');
+    expectError(await ui('GET', '/v1/events/t-1/diff?x=1'), 400, 'invalid_query');
+    expectError(await app.inject({ method: 'GET', url: '/ui/api/v1/events/t-1/diff' }), 401, 'unauthorized');
+    const otherProject = await app.inject({
+      method: 'GET',
+      url: '/ui/api/v1/events/t-1/diff',
+      headers: { cookie, 'x-service-project-id': '00000000-0000-4000-8000-000000000000' },
+    });
+    expectError(otherProject, 404, 'project_not_found');
+  });
+});
+
 describe('POST /ui/api/v1/replays/preview', () => {
   it('shows what a replay would send, destination header values redacted, and sends nothing', async () => {
     const response = await ui('POST', '/v1/replays/preview', { eventId: 't-1', destinationId, method: 'PUT', path: '/contacts/1' });
