@@ -1,6 +1,6 @@
 // Prints how long the error-text masker takes on adversarial 200,000-character inputs, to show
 // it stays linear. Run: npx tsx bench/mask-error-text.ts
-import { maskCredentialText } from '../src/ingest/capture/mask-error-text.ts';
+import { maskCredentialText } from '../src/protocol/redaction/mask-error-text.ts';
 
 const inputs: Record<string, string> = {
   'eyJ repeated': 'eyJ'.repeat(66_000),

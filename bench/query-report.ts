@@ -78,7 +78,7 @@ export function writeQuerySection(file: URL, section: string): void {
   writeSection(file, '## Query', section);
 }
 
-/** Replaces the section under `heading` (up to the next `## `) of a Markdown file, or appends it. */
+/** Replaces (or adds) the section under `heading` (a `## ` line) of a Markdown file; other sections stay. */
 export function writeSection(file: URL, heading: string, section: string): void {
   const body = section.trimEnd() + '\n';
   if (!existsSync(file)) {

@@ -16,8 +16,10 @@ import { methodLabel, type Metrics } from './metrics/metrics.ts';
 import { registerProjectRoutes } from './projects/routes.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
 import { registerReadRoutes } from './query/routes.ts';
+import { registerForensicsRoutes } from './forensics/routes.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
+import type { ReplayDeps } from './replay/replays.ts';
 import { registerWebInterface } from './web/web-interface.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
@@ -122,22 +124,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     auth,
     metrics: deps.metrics,
   });
+  const replay: ReplayDeps = {
+    pool: deps.pool,
+    keyring: deps.keyring,
+    allowedHosts: deps.config.replayAllowedHosts ?? [],
+    version: deps.build.version,
+    now: deps.now ?? Date.now,
+  };
   // The same registrations serve /v1 (bearer credentials) and /ui/api/v1 (the session cookie).
   const registerApiRoutes = (scope: FastifyInstance, scopeAuth: AuthContext) => {
     registerProjectRoutes(scope, scopeAuth);
     registerReadRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
+    registerForensicsRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
-    registerReplayRoutes(scope, {
-      auth: scopeAuth,
-      pool: deps.pool,
-      keyring: deps.keyring,
-      allowedHosts: deps.config.replayAllowedHosts ?? [],
-      version: deps.build.version,
-      now: deps.now ?? Date.now,
-    });
+    registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
   };
   registerApiRoutes(app, auth);
-  await registerWebInterface(app, { auth, webRoot: deps.webRoot ?? null, registerApiRoutes });
+  await registerWebInterface(app, { auth, keyring: deps.keyring, replay, webRoot: deps.webRoot ?? null, registerApiRoutes });
 
   return app;
 }

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { isUuid } from '../protocol/identifiers.ts';
 import { adminTokenMatches } from '../crypto/admin-token.ts';
 import { hashApiKey, parseApiKeyShape, verifyApiKey } from '../crypto/api-keys.ts';
 import type { Keyring } from '../crypto/keyring.ts';
@@ -40,12 +41,6 @@ export interface ReadScope {
   /** Set for an API key: it reads its own environment only. */
   environmentId: string | null;
   environmentName: string | null;
-}
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
 }
 
 /**

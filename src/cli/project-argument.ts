@@ -1,4 +1,4 @@
-import { isUuid } from '../auth/credentials.ts';
+import { isUuid } from '../protocol/identifiers.ts';
 import type { Queryable } from '../db/pool.ts';
 import { findProjectById, findProjectBySlug, type ProjectRow } from '../projects/projects-sql.ts';
 

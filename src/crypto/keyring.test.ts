@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createKeyring, deriveKeyId, isWellFormedText, utf8Bytes } from './keyring.ts';
+import { isWellFormedText } from '../protocol/identifiers.ts';
+import { createKeyring, deriveKeyId, utf8Bytes } from './keyring.ts';
 
 const KEY_ONE = 'jtrace test key one, not a real key';
 const KEY_TWO = 'jtrace test key two, not a real key';

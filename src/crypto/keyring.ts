@@ -7,6 +7,7 @@
 // logging or JSON-serializing a keyring cannot leak them.
 
 import { createSecretKey, hkdfSync } from 'node:crypto';
+import { isWellFormedText } from '../protocol/identifiers.ts';
 import type { KeyObject } from 'node:crypto';
 
 /** Which configured key: the one we write under, or the outgoing one we still read. */
@@ -134,15 +135,6 @@ export function requireSubkey(keyring: Keyring, purpose: SubkeyPurpose, role: Ke
     throw new Error(`no ${role} encryption key is configured`);
   }
   return { keyId, key };
-}
-
-// Without the `u` flag the pattern works on UTF-16 code units, which is what we need to spot
-// halves of surrogate pairs that have no partner.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** True when the string has no unpaired surrogate, i.e. it survives a UTF-8 round trip. */
-export function isWellFormedText(value: string): boolean {
-  return !LONE_SURROGATE.test(value);
 }
 
 /**

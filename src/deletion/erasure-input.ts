@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, type ErrorDetail } from '../http/errors.ts';
-import { MAX_ERASURE_VALUE_LENGTH, codePointLength, hasNul } from './limits.ts';
+import { codePointLength, hasNul } from '../protocol/identifiers.ts';
+import { MAX_ERASURE_VALUE_LENGTH } from './limits.ts';
 
 /**
  * The erasure request (interface spec, Erase an identifier). Unknown keys are refused rather

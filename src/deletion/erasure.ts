@@ -2,7 +2,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { searchTokenForWrite, searchTokensForLookup } from '../crypto/search-tokens.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { AppError } from '../http/errors.ts';
-import { normalizeIdentifier } from '../ingest/aliases.ts';
+import { normalizeIdentifier } from '../protocol/identifiers.ts';
 import { findEnvironment } from '../projects/environments-sql.ts';
 import { runAuditedBatches, type BatchHooks } from './audited-batches.ts';
 import { databaseNow, deleteSnapshotBatch, liftStatementTimeout } from './deletion-sql.ts';

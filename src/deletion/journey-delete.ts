@@ -2,7 +2,8 @@ import { writeAudit } from '../audit/audit-log.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { errors } from '../http/errors.ts';
 import { deleteJourneyRow, liftStatementTimeout } from './deletion-sql.ts';
-import { MAX_JOURNEY_ID_LENGTH, codePointLength, hasNul } from './limits.ts';
+import { codePointLength, hasNul } from '../protocol/identifiers.ts';
+import { MAX_JOURNEY_ID_LENGTH } from './limits.ts';
 
 export interface DeletedJourney {
   environment: string;

@@ -22,13 +22,3 @@ export const MAX_RANGE_DRY_RUN_JOURNEYS = 1000;
  * migration bootstrap lock (src/db/migrate.ts).
  */
 export const RETENTION_LOCK_KEY = 7_314_002;
-
-/** Holds a NUL character: PostgreSQL text cannot store it, so it is refused before any query. */
-export function hasNul(value: string): boolean {
-  return value.includes('\u0000');
-}
-
-/** Length in code points, the unit of every character limit of the spec. */
-export function codePointLength(value: string): number {
-  return [...value].length;
-}

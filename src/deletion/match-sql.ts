@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import { ENTITY_TOKEN_KINDS } from '../protocol/search-token-kinds.ts';
 
 /**
  * What an erasure or a range deletion would touch. An erasure matches through search tokens
@@ -7,7 +8,7 @@ import type { Queryable } from '../db/pool.ts';
  */
 
 const MATCHED_BY_TOKEN = `SELECT t.journey_id FROM search_tokens t
-  WHERE t.project_id = $1 AND t.token = ANY($2::text[]) AND t.kind IN ('entity_id', 'alias')`;
+  WHERE t.project_id = $1 AND t.token = ANY($2::text[]) AND t.kind IN (${ENTITY_TOKEN_KINDS.map((kind) => `'${kind}'`).join(', ')})`;
 
 export interface MatchedJourney {
   id: string;

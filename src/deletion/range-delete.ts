@@ -1,6 +1,6 @@
 import { updateAudit } from '../audit/audit-log.ts';
 import type { Pool } from '../db/pool.ts';
-import { formatTimestamp } from '../http/timestamps.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 import { tryRetentionLock } from './advisory-lock.ts';
 import { runAuditedBatches, type BatchHooks } from './audited-batches.ts';
 import { databaseNow, deleteByLastEventBatch } from './deletion-sql.ts';

@@ -3,7 +3,7 @@ import { requireAdmin, selectProject, type AuthContext } from '../auth/credentia
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool } from '../db/pool.ts';
 import { parseQuery } from '../http/query.ts';
-import { formatTimestamp } from '../http/timestamps.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 import { parseErasureRequest } from './erasure-input.ts';
 import { eraseIdentifier, previewErasure } from './erasure.ts';
 import { assertDeletableJourneyId, deleteJourney } from './journey-delete.ts';

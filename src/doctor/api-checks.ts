@@ -3,7 +3,7 @@
 // (its clear prefix names it, as key:list does).
 
 import { parseApiKeyShape } from '../crypto/api-keys.ts';
-import { formatTimestamp } from '../http/timestamps.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 import { describeError, type CheckResult } from './checks.ts';
 
 /** How long doctor waits for the API before calling it unreachable. */

@@ -1,3 +1,5 @@
+import type { ErrorDetail } from '../protocol/error-detail.ts';
+
 /** Stable error codes of the interface spec (section 7) and the event protocol (9.2, 9.3). */
 export type ErrorCode =
   | 'invalid_event'
@@ -30,10 +32,7 @@ export type ErrorCode =
   | 'storage_error'
   | 'query_timeout';
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+export type { ErrorDetail } from '../protocol/error-detail.ts';
 
 /** The one error type of jtrace: capability code throws it, the error handler renders it. */
 export class AppError extends Error {

@@ -1,4 +1,4 @@
-import { parseTimestamp } from '../ingest/timestamp.ts';
+import { parseTimestamp } from '../protocol/timestamps.ts';
 import { AppError, errors } from './errors.ts';
 
 /** True when every %-escape in the text is well formed and decodes to UTF-8. */

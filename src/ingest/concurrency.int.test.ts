@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyring } from '../crypto/keyring.ts';
 import { TEST_ENCRYPTION_KEY, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { classifyEvent } from './envelope-types.ts';
+import { classifyEvent } from '../protocol/envelope-types.ts';
 import { applyEvent, compareCodePoints, compareTimeline, newJourneyState, type JourneyState, type SummaryEvent, type TimelineKey } from './journey-summary.ts';
-import { formatTimestamp } from './timestamp.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 
 /**
  * Concurrent ingestion of one journey over a real port. The stored summary must be what

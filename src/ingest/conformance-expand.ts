@@ -2,7 +2,7 @@
 // HTTP conformance runner. A case stays unchanged on disk; each run expands a fresh copy.
 
 import { randomBytes } from 'node:crypto';
-import { setOwn } from './own-keys.ts';
+import { setOwn } from '../protocol/own-keys.ts';
 
 /** The placeholder replaced in every string and key by the run token. */
 export const RUN_PLACEHOLDER = '{{run}}';

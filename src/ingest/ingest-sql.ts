@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import type { JourneyState, TimelineKey } from './journey-summary.ts';
+import type { SearchTokenKind } from '../protocol/search-token-kinds.ts';
 
 /**
  * The set-based statements of one ingestion transaction: a batch costs a fixed handful of
@@ -275,7 +276,7 @@ export async function insertEvents(db: Queryable, projectId: string, rows: Event
 export interface TokenRow {
   token: string;
   journey_id: string;
-  kind: string;
+  kind: SearchTokenKind;
   key_id: string;
 }
 

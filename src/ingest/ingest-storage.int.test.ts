@@ -5,7 +5,7 @@ import { createKeyring } from '../crypto/keyring.ts';
 import { searchTokenForWrite } from '../crypto/search-tokens.ts';
 import { TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { normalizeIdentifier } from './aliases.ts';
+import { normalizeIdentifier } from '../protocol/identifiers.ts';
 import { NO_TRACE, countRows, journeyTrace as traceOf, testEnvelope as envelope, uid } from './test-fixtures.ts';
 
 /**

@@ -8,7 +8,7 @@ import { generateApiKey } from '../crypto/api-keys.ts';
 import { createKeyring } from '../crypto/keyring.ts';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { requestBodyLimitBytes } from './limits.ts';
+import { requestBodyLimitBytes } from '../protocol/limits.ts';
 import { NO_TRACE, countRows, journeyTrace as traceOf, testEnvelope as envelope } from './test-fixtures.ts';
 
 /**

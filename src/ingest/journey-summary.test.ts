@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyEvent, type EventClass } from './envelope-types.ts';
+import { classifyEvent, type EventClass } from '../protocol/envelope-types.ts';
 import {
   applyEvent,
   compareCodePoints,

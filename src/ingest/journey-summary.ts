@@ -1,4 +1,4 @@
-import type { EventClass } from './envelope-types.ts';
+import type { EventClass } from '../protocol/envelope-types.ts';
 
 /**
  * The journey summary algorithm of event protocol 3.4, as a pure function over one stored

@@ -1,12 +1,12 @@
 import { contentHash, type StoredContentHash } from '../crypto/content-hash.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { ErrorDetail } from '../http/errors.ts';
-import { canonicalEventJson } from './canonical-json.ts';
+import { canonicalEventJson } from '../protocol/canonical-json.ts';
 import { applyCapture, type CapturableEvent, type CaptureResult, type CaptureSettings } from './capture/capture.ts';
-import { classifyEvent, validateEnvelope, type ValidEvent } from './envelope.ts';
-import { computePayloadDiff, type PayloadDiff } from './payload-diff.ts';
-import { findUnstorable, hasUnpairedSurrogate } from './storability.ts';
-import { checkStructuralLimits } from './structural-limits.ts';
+import { classifyEvent, validateEnvelope, type ValidEvent } from '../protocol/envelope.ts';
+import { computePayloadDiff, type PayloadDiff } from '../protocol/payload-diff.ts';
+import { findUnstorable, hasUnpairedSurrogate } from '../protocol/storability.ts';
+import { checkStructuralLimits } from '../protocol/structural-limits.ts';
 
 /**
  * Everything of ingestion that needs no database (event protocol 2.7 steps 1 to 6), done in

@@ -5,7 +5,7 @@ import { AppError } from '../http/errors.ts';
 import { parseQuery } from '../http/query.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { dryRunEvents, ingestEvents, type EventResult, type IngestDeps, type IngestScope } from './ingest-service.ts';
-import { MAX_BATCH_EVENTS, requestBodyLimitBytes } from './limits.ts';
+import { MAX_BATCH_EVENTS, requestBodyLimitBytes } from '../protocol/limits.ts';
 
 /** Media types the body parsers read (src/http/body-parsers.ts); they enforce the body limit themselves. */
 const PARSED_MEDIA_TYPE = /^(application\/json|text\/plain)(\s*;.*)?$/i;

@@ -3,8 +3,9 @@ import { encryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { searchTokenForWrite, searchTokensForLookup } from '../crypto/search-tokens.ts';
 import type { Queryable } from '../db/pool.ts';
-import { normalizeIdentifier } from './aliases.ts';
-import { classifyEvent } from './envelope.ts';
+import { normalizeIdentifier } from '../protocol/identifiers.ts';
+import { EVENT_FIELD_TOKEN_KINDS, EVENT_TOKEN_KINDS, type SearchTokenKind } from '../protocol/search-token-kinds.ts';
+import { classifyEvent } from '../protocol/envelope.ts';
 import {
   clearAliasDisplay,
   findAliases,
@@ -104,7 +105,7 @@ export async function storeEvents(
   const newAliases: NewAliasRow[] = [];
   let nextRef = 1;
 
-  const addToken = (value: string | undefined, journeyId: string, kind: string) => {
+  const addToken = (value: string | undefined, journeyId: string, kind: SearchTokenKind) => {
     if (value === undefined) return;
     const normalized = normalizeIdentifier(value);
     if (normalized === '') return;
@@ -200,10 +201,7 @@ export async function storeEvents(
       }
       if (!stated.includes(slot)) stated.push(slot);
     }
-    addToken(event.traceId, event.journeyId, 'trace_id');
-    addToken(event.spanId, event.journeyId, 'span_id');
-    addToken(event.messageId, event.journeyId, 'message_id');
-    addToken(event.correlationId, event.journeyId, 'correlation_id');
+    for (const kind of EVENT_TOKEN_KINDS) addToken(event[EVENT_FIELD_TOKEN_KINDS[kind]], event.journeyId, kind);
 
     batchEvents.set(event.id, { hash: prepared.hash, canonical: prepared.canonical });
     eventRows.push({ row: eventRow(prepared, scope.environmentId, receivedAtUs), slots: stated });

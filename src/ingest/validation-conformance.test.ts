@@ -6,16 +6,16 @@
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { maskAliasValue } from './aliases.ts';
-import { canonicalEventJson } from './canonical-json.ts';
+import { maskAliasValue } from '../protocol/alias-mask.ts';
+import { canonicalEventJson } from '../protocol/canonical-json.ts';
 import { expandCase, findUnknownCaseKeys, newRunToken } from './conformance-expand.ts';
-import { validateEnvelope } from './envelope.ts';
-import type { ValidEvent } from './envelope.ts';
-import { DEFAULT_MAX_EVENT_PAYLOAD_BYTES, MAX_BATCH_EVENTS } from './limits.ts';
-import { computePayloadDiff } from './payload-diff.ts';
-import { findUnstorable, hasUnpairedSurrogate } from './storability.ts';
-import { checkStructuralLimits } from './structural-limits.ts';
-import { formatTimestamp } from './timestamp.ts';
+import { validateEnvelope } from '../protocol/envelope.ts';
+import type { ValidEvent } from '../protocol/envelope.ts';
+import { DEFAULT_MAX_EVENT_PAYLOAD_BYTES, MAX_BATCH_EVENTS } from '../protocol/limits.ts';
+import { computePayloadDiff } from '../protocol/payload-diff.ts';
+import { findUnstorable, hasUnpairedSurrogate } from '../protocol/storability.ts';
+import { checkStructuralLimits } from '../protocol/structural-limits.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 
 const WIRE_DIR = new URL('../../../shared/conformance/wire/', import.meta.url);
 

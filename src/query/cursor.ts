@@ -3,7 +3,7 @@
 // base64url of a small JSON object, tagged with the order it belongs to: a journey cursor (search
 // and journey list share one order) cannot be replayed on a journey's event list.
 
-import { isWellFormedText } from '../crypto/keyring.ts';
+import { isWellFormedText } from '../protocol/identifiers.ts';
 import { errors } from '../http/errors.ts';
 import { MAX_STORED_MICROS, MIN_STORED_MICROS } from './micros.ts';
 

@@ -4,8 +4,8 @@
 import { decryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/pool.ts';
-import { maskAliasValue } from '../ingest/aliases.ts';
-import { formatTimestamp } from '../ingest/timestamp.ts';
+import { maskAliasValue } from '../protocol/alias-mask.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 import { selectAliases, selectEvent, selectJourney, type AliasRecord, type DetailScope } from './details-sql.ts';
 
 export type { DetailScope };

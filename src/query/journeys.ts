@@ -6,7 +6,7 @@ import { decryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { searchTokensForLookup } from '../crypto/search-tokens.ts';
 import type { Queryable } from '../db/pool.ts';
-import { formatTimestamp } from '../ingest/timestamp.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 import { findEnvironment } from '../projects/environments-sql.ts';
 import { encodeJourneyCursor } from './cursor.ts';
 import { selectJourneyList, selectSearchPage, type JourneyScan, type SummaryRecord } from './journeys-sql.ts';
@@ -79,7 +79,7 @@ async function environmentFilter(db: Queryable, scope: ReadScope, name: string |
   return (await findEnvironment(db, scope.projectId, name))?.id ?? undefined;
 }
 
-async function baseScan(deps: ReadDeps, scope: ReadScope, params: JourneyPageParams): Promise<JourneyScan | null> {
+export async function baseScan(deps: ReadDeps, scope: ReadScope, params: JourneyPageParams): Promise<JourneyScan | null> {
   const environmentId = await environmentFilter(deps.db, scope, params.environment);
   if (environmentId === undefined) return null;
   return {

@@ -3,7 +3,7 @@
 // values leave PostgreSQL as text and enter it as ISO text, so no float ever rounds a bound or a
 // cursor position (a double holds whole microseconds exactly only up to the year 2255).
 
-import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS } from '../ingest/timestamp.ts';
+import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS } from '../protocol/timestamps.ts';
 
 /** First microsecond of 0001-01-01 UTC: nothing stored is earlier (event protocol 2.4). */
 export const MIN_STORED_MICROS = BigInt(MIN_TIMESTAMP_MS) * 1000n;

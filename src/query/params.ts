@@ -3,10 +3,10 @@
 // here is what each value must look like. Messages name the parameter, never its value: q may
 // be an entity id or an alias value.
 
-import { isWellFormedText } from '../crypto/keyring.ts';
+import { isWellFormedText } from '../protocol/identifiers.ts';
 import { errors } from '../http/errors.ts';
 import { ceilMicros, compareInstants, parseInstantParam, parseLimit, type QueryValues } from '../http/query.ts';
-import { normalizeIdentifier } from '../ingest/aliases.ts';
+import { normalizeIdentifier } from '../protocol/identifiers.ts';
 import { decodeJourneyCursor, decodeTimelineCursor, type JourneyPosition, type TimelinePosition } from './cursor.ts';
 
 export const SEARCH_PARAMETERS = ['q', 'since', 'until', 'environment', 'limit', 'cursor'] as const;

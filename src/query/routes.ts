@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { codePointLength, hasNul } from '../protocol/identifiers.ts';
 import { requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { errors } from '../http/errors.ts';
@@ -20,7 +21,7 @@ const MAX_ID_LENGTH = 128;
 
 /** A path id the database could hold; anything else is simply not found (section 7). */
 function readablePathId(id: string): boolean {
-  return !id.includes('\u0000') && [...id].length <= MAX_ID_LENGTH;
+  return !hasNul(id) && codePointLength(id) <= MAX_ID_LENGTH;
 }
 
 /**

@@ -2,7 +2,7 @@
 // in ascending timeline order (decisions.md, HTTP details).
 
 import type { ReadScope } from '../auth/credentials.ts';
-import { formatTimestamp } from '../ingest/timestamp.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 import { encodeTimelineCursor } from './cursor.ts';
 import { journeyInScope, selectTimelinePage, type TimelineRecord } from './events-sql.ts';
 import type { Page, ReadDeps } from './journeys.ts';

@@ -2,11 +2,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { writeAudit } from '../audit/audit-log.ts';
-import { isUuid } from '../auth/credentials.ts';
+import { codePointLength, hasNul, isUuid } from '../protocol/identifiers.ts';
 import { encryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
-import { formatTimestamp } from '../http/timestamps.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 import type { NewDestination } from './destination-input.ts';
 import {
   deleteDestinationRow,
@@ -74,7 +74,7 @@ export async function listDestinations(db: Queryable, projectId: string): Promis
  * anything else that is not a uuid simply names no destination.
  */
 export function classifyDestinationId(id: string): 'invalid' | 'unknown' | 'uuid' {
-  if (id.includes('\u0000') || [...id].length > MAX_DESTINATION_ID_LENGTH) return 'invalid';
+  if (hasNul(id) || codePointLength(id) > MAX_DESTINATION_ID_LENGTH) return 'invalid';
   return isUuid(id) ? 'uuid' : 'unknown';
 }
 

@@ -2,7 +2,7 @@
 // Destination header values are secrets (tokens, signatures): they are stored encrypted, sent,
 // and never stored or returned in the clear, not even when the destination echoes them back.
 
-import { isBuiltInSecretName } from '../ingest/capture/secret-names.ts';
+import { isBuiltInSecretName } from '../protocol/redaction/secret-names.ts';
 import {
   MAX_DESTINATION_HEADERS,
   MAX_HEADER_NAME_LENGTH,

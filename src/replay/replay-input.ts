@@ -1,7 +1,7 @@
 // The create-replay body (section 4): eventId, destinationId (uuid), method (default POST) and
 // path. There is no payload or headers field; unknown keys are ignored.
 
-import { isUuid } from '../auth/credentials.ts';
+import { isUuid } from '../protocol/identifiers.ts';
 import { AppError, type ErrorDetail } from '../http/errors.ts';
 import type { ReplayMethod } from './runs-sql.ts';
 import { checkReplayPath } from './url-policy.ts';

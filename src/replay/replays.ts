@@ -3,12 +3,12 @@
 // refusals are stored as blocked runs; only then is anything sent.
 
 import { randomUUID } from 'node:crypto';
-import { isUuid } from '../auth/credentials.ts';
+import { isUuid } from '../protocol/identifiers.ts';
 import { decryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
 import { AppError, errors } from '../http/errors.ts';
-import { computePayloadDiff } from '../ingest/payload-diff.ts';
+import { computePayloadDiff } from '../protocol/payload-diff.ts';
 import { findDestinationRow } from './destinations-sql.ts';
 import { replayOwnHeaders, scrubbableValues, storedRequestHeaders, type DestinationHeaders } from './header-policy.ts';
 import { MAX_EVENT_ID_LENGTH } from './limits.ts';
@@ -54,6 +54,36 @@ async function loadReplayable(deps: ReplayDeps, projectId: string, input: Replay
   if (inputText === null) throw new AppError(409, 'no_captured_input', 'The event has no captured input to replay.');
   if (destination.disabled) throw new AppError(409, 'destination_disabled', 'The replay destination is disabled.');
   return { event: { inputText, output: event.output }, destination };
+}
+
+/** What a preview shows as the x-service-replay value: a real send gets a fresh run id. */
+export const PREVIEW_RUN_ID = '(run id, set when sent)';
+
+export interface ReplayPreview {
+  method: ReplayInput['method'];
+  url: string;
+  /** Destination header values are "[REDACTED]"; jtrace's own headers are shown. */
+  headers: Record<string, string>;
+  /** The exact body text a send would carry: the event's recorded input. */
+  body: string;
+  /** Set when a send would be stored as a blocked run and nothing would leave the server. */
+  blocked: BlockedReason | null;
+}
+
+/** What createReplay would send, with the same refusals, sending and storing nothing. */
+export async function previewReplay(deps: ReplayDeps, projectId: string, input: ReplayInput): Promise<ReplayPreview> {
+  const { event, destination } = await loadReplayable(deps, projectId, input);
+  const target = buildTargetUrl(destination.base_url, input.path);
+  let blocked: BlockedReason | null = null;
+  if (!isHostAllowed(target.hostname, deps.allowedHosts)) blocked = 'host_not_allowed';
+  else if (decryptHeaders(deps.keyring, destination.headers_encrypted) === null) blocked = 'headers_key_not_configured';
+  return {
+    method: input.method,
+    url: target.toString(),
+    headers: storedRequestHeaders(destination.header_names, replayOwnHeaders(deps.version, PREVIEW_RUN_ID)),
+    body: event.inputText,
+    blocked,
+  };
 }
 
 type RunStart = Pick<NewRun, 'id' | 'eventId' | 'destinationId' | 'method' | 'path' | 'requestPayloadText' | 'requestHeaders' | 'createdAt'>;

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { formatNullableTimestamp, formatTimestamp } from '../http/timestamps.ts';
+import { formatNullableTimestamp, formatTimestamp } from '../protocol/timestamps.ts';
 
 export type RunStatus = 'completed' | 'failed' | 'blocked';
 export type ReplayMethod = 'POST' | 'PUT' | 'PATCH';

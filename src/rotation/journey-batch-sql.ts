@@ -3,6 +3,7 @@
 
 import type { Keyring } from '../crypto/keyring.ts';
 import type { PoolClient } from '../db/pool.ts';
+import { EVENT_TOKEN_KINDS, type SearchTokenKind } from '../protocol/search-token-kinds.ts';
 import type { Cursor } from './journey-batch.ts';
 
 export interface JourneyBatchRows {
@@ -11,17 +12,20 @@ export interface JourneyBatchRows {
   /** The candidates that still exist, locked. */
   journeys: Array<{ projectId: string; id: string; entityIdEncrypted: string }>;
   aliases: Array<{ projectId: string; journeyId: string; id: number; valueEncrypted: string; tokenKeyId: string }>;
-  oldTokens: Array<{ projectId: string; journeyId: string; kind: string; token: string }>;
+  oldTokens: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; token: string }>;
   /** Distinct clear ids of the journeys' events, by token kind. */
-  eventValues: Array<{ projectId: string; journeyId: string; kind: string; value: string }>;
+  eventValues: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; value: string }>;
 }
 
 export interface JourneyWrites {
   entities: Array<{ projectId: string; id: string; stored: string }>;
   aliases: Array<{ projectId: string; journeyId: string; id: number; stored: string; token: string }>;
-  oldTokens: Array<{ projectId: string; journeyId: string; kind: string; token: string }>;
-  newTokens: Array<{ projectId: string; journeyId: string; kind: string; token: string }>;
+  oldTokens: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; token: string }>;
+  newTokens: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; token: string }>;
 }
+
+// Each event-field kind is also the name of the events column holding its clear value.
+const EVENT_VALUES = EVENT_TOKEN_KINDS.map((kind) => `('${kind}', e.${kind})`).join(', ');
 
 const FIELD_KEY = (column: string) => `split_part(${column}, '.', 2)`;
 
@@ -61,8 +65,7 @@ export async function readJourneyBatch(client: PoolClient, previousKeyId: string
     [projectIds, ids, previousKeyId],
   );
   // Only journeys that still have event-id tokens under the previous key need their events read.
-  const eventKinds = ['trace_id', 'span_id', 'message_id', 'correlation_id'];
-  const withEventTokens = new Set(oldTokens.rows.filter((t) => eventKinds.includes(t.kind)).map((t) => `${t.projectId}\u0000${t.journeyId}`));
+  const withEventTokens = new Set(oldTokens.rows.filter((t) => (EVENT_TOKEN_KINDS as readonly string[]).includes(t.kind)).map((t) => `${t.projectId}\u0000${t.journeyId}`));
   const eventPairs = [...withEventTokens].map((key) => key.split('\u0000') as [string, string]);
   const eventValues =
     eventPairs.length === 0
@@ -70,8 +73,7 @@ export async function readJourneyBatch(client: PoolClient, previousKeyId: string
       : await client.query<JourneyBatchRows['eventValues'][number]>(
           `SELECT DISTINCT e.project_id AS "projectId", e.journey_id AS "journeyId", v.kind, v.value
              FROM events e JOIN ${pairs} ON e.project_id = u.project_id AND e.journey_id = u.journey_id
-            CROSS JOIN LATERAL (VALUES ('trace_id', e.trace_id), ('span_id', e.span_id),
-                                       ('message_id', e.message_id), ('correlation_id', e.correlation_id)) AS v(kind, value)
+            CROSS JOIN LATERAL (VALUES ${EVENT_VALUES}) AS v(kind, value)
             WHERE v.value IS NOT NULL`,
           [eventPairs.map((p) => p[0]), eventPairs.map((p) => p[1])],
         );

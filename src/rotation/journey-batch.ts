@@ -10,7 +10,8 @@ import { decryptField, encryptField, fieldKeyId, reencryptField } from '../crypt
 import type { Keyring } from '../crypto/keyring.ts';
 import { searchToken, searchTokenForWrite } from '../crypto/search-tokens.ts';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.ts';
-import { normalizeIdentifier } from '../ingest/aliases.ts';
+import { normalizeIdentifier } from '../protocol/identifiers.ts';
+import type { SearchTokenKind } from '../protocol/search-token-kinds.ts';
 import { readJourneyBatch, writeJourneyBatch, type JourneyBatchRows, type JourneyWrites } from './journey-batch-sql.ts';
 
 export interface Cursor {
@@ -43,13 +44,13 @@ interface Plan {
   writes: JourneyWrites;
   unmovable: JourneyCounts;
   /** Per journey, every plain value a search token of it may have been made from. */
-  values: Map<string, Array<{ kind: string; value: string }>>;
+  values: Map<string, Array<{ kind: SearchTokenKind; value: string }>>;
 }
 
 /** Entity ids and aliases to re-encrypt, and the plain values the token pass needs. */
 function planValues(keyring: Keyring, previousKeyId: string, batch: JourneyBatchRows): Plan {
   const plan: Plan = { writes: { entities: [], aliases: [], oldTokens: [], newTokens: [] }, unmovable: zero(), values: new Map() };
-  const addValue = (projectId: string, journeyId: string, kind: string, value: string | null) => {
+  const addValue = (projectId: string, journeyId: string, kind: SearchTokenKind, value: string | null) => {
     if (value === null) return;
     const key = pairKey(projectId, journeyId);
     plan.values.set(key, [...(plan.values.get(key) ?? []), { kind, value }]);

@@ -6,7 +6,7 @@ import { createApiKey } from '../auth/api-key-service.ts';
 import { decryptField, encryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { searchTokensForLookup } from '../crypto/search-tokens.ts';
-import { normalizeIdentifier } from '../ingest/aliases.ts';
+import { normalizeIdentifier } from '../protocol/identifiers.ts';
 import { bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { ROTATION_LOCK_KEY } from './rotation-lock.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { checkAdminSignIn, type AuthContext } from '../auth/credentials.ts';
 import { errors } from '../http/errors.ts';
 import { parseQuery } from '../http/query.ts';
-import { formatTimestamp } from '../http/timestamps.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
 import { requestIsHttps } from './request-origin.ts';
 import { SESSION_LIFETIME_SECONDS, issueSession, verifySessionValue, type Session } from './session-token.ts';
 import { isSessionRevoked, revokeSession } from './sessions-sql.ts';

@@ -4,7 +4,10 @@ import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { AuthContext } from '../auth/credentials.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import { AppError } from '../http/errors.ts';
+import type { ReplayDeps } from '../replay/replays.ts';
+import { registerInterfaceDataRoutes } from './data-routes.ts';
 import { registerPages } from './pages.ts';
 import { isSameOrigin } from './request-origin.ts';
 import { readSession, registerSessionRoutes, type SessionDeps } from './session.ts';
@@ -14,6 +17,8 @@ export interface WebInterfaceDeps {
   auth: AuthContext;
   /** The built front end (web/dist); null or a missing folder: pages answer 503. */
   webRoot: string | null;
+  keyring: Keyring;
+  replay: ReplayDeps;
   /** Registers the API's route registrations on a scope with the given credential context. */
   registerApiRoutes: (scope: FastifyInstance, auth: AuthContext) => void;
 }
@@ -92,4 +97,5 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
   registerSessionRoutes(api, sessionDeps);
   const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readSession(request, sessionDeps)) !== null };
   deps.registerApiRoutes(api, sessionAuth);
+  registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay });
 }

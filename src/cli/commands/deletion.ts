@@ -5,7 +5,7 @@ import type { MatchList } from '../../deletion/match-sql.ts';
 import { InvalidDateError, parseDateRange, type DateRange } from '../../deletion/range-dates.ts';
 import { deleteRange, previewRange, type RangeOutcome } from '../../deletion/range-delete.ts';
 import { AppError } from '../../http/errors.ts';
-import { formatTimestamp } from '../../http/timestamps.ts';
+import { formatTimestamp } from '../../protocol/timestamps.ts';
 import { findEnvironment } from '../../projects/environments-sql.ts';
 import { findProjectArgument, unknownProjectMessage } from '../project-argument.ts';
 import { UsageError, single } from '../args.ts';

@@ -1,4 +1,4 @@
-import { isValidRedactionRule } from '../../ingest/capture/operator-rules.ts';
+import { isValidRedactionRule } from '../../protocol/redaction/operator-rules.ts';
 import {
   CAPTURE_MODES,
   findEnvironment,

@@ -1,6 +1,6 @@
 import { MAX_ENVIRONMENT_NAME_LENGTH, NotFoundError, createApiKey, revokeApiKeyByPrefix } from '../../auth/api-key-service.ts';
 import { listApiKeys } from '../../auth/api-keys-sql.ts';
-import { formatTimestamp } from '../../http/timestamps.ts';
+import { formatTimestamp } from '../../protocol/timestamps.ts';
 import { UsageError } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK } from '../context.ts';

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { applyCapture, isCaptureMode } from './capture.ts';
 import type { CapturableEvent, CaptureSettings } from './capture.ts';
-import { setOwn } from '../own-keys.ts';
+import { setOwn } from '../../protocol/own-keys.ts';
 
 const WIRE_DIR = new URL('../../../../shared/conformance/wire/', import.meta.url);
 const RUN = 'r7q2k9';

@@ -1,9 +1,9 @@
 // Capture of one event's payloads and metadata under its environment's settings (event protocol
 // 5.1-5.3): what is stored, which rules apply to it, and what the error keeps.
-import { maskCredentialText } from './mask-error-text.ts';
-import { compileRules } from './operator-rules.ts';
-import { setOwn } from '../own-keys.ts';
-import { createRedactor } from './redact.ts';
+import { maskCredentialText } from '../../protocol/redaction/mask-error-text.ts';
+import { compileRules } from '../../protocol/redaction/operator-rules.ts';
+import { setOwn } from '../../protocol/own-keys.ts';
+import { createRedactor } from '../../protocol/redaction/redact.ts';
 
 export const CAPTURE_MODES = [
   'metadata-only',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, formatTimestamp, parseTimestamp } from './timestamp.ts';
+import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, formatTimestamp, parseTimestamp } from './timestamps.ts';
 
 /** Parse then write back, as the service stores and shows an event timestamp. */
 const stored = (text: string) => {

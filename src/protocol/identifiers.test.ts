@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskAliasValue, normalizeIdentifier } from './aliases.ts';
+import { codePointLength, hasNul, isUuid, isWellFormedText, normalizeIdentifier, utf8ByteLength } from './identifiers.ts';
 
 describe('normalizeIdentifier (4.2)', () => {
   it('trims surrounding white space, Unicode included', () => {
@@ -28,26 +28,28 @@ describe('normalizeIdentifier (4.2)', () => {
   });
 });
 
-describe('maskAliasValue (4.3, 12.2)', () => {
-  it('keeps the first 4 and last 3 code points', () => {
-    expect(maskAliasValue('someone@example.com')).toBe('some…com');
-    expect(maskAliasValue('greenhouse:4567')).toBe('gree…567');
-    expect(maskAliasValue('alias-under-proto')).toBe('alia…oto');
+describe('identifier text checks', () => {
+  it('recognizes the UUID form in either case only', () => {
+    expect(isUuid('3F2504E0-4F89-11D3-9A0C-0305E82C3301')).toBe(true);
+    expect(isUuid('3f2504e0-4f89-11d3-9a0c-0305e82c3301')).toBe(true);
+    expect(isUuid('3F2504E04F8911D39A0C0305E82C3301')).toBe(false);
+    expect(isUuid(' 3f2504e0-4f89-11d3-9a0c-0305e82c3301')).toBe(false);
   });
 
-  it('masks 8 code points or fewer to the ellipsis alone', () => {
-    expect(maskAliasValue('')).toBe('…');
-    expect(maskAliasValue('abcdefgh')).toBe('…');
-    expect(maskAliasValue('abcdefghi')).toBe('abcd…ghi');
+  it('finds NUL, counts code points and spots unpaired surrogates', () => {
+    expect(hasNul('a\u0000b')).toBe(true);
+    expect(hasNul('ab')).toBe(false);
+    expect(codePointLength('a😀')).toBe(2);
+    expect(isWellFormedText('a😀')).toBe(true);
+    expect(isWellFormedText('a\uD83D')).toBe(false);
+    expect(isWellFormedText('\uDE00a')).toBe(false);
   });
+});
 
-  it('counts code points, never splitting a surrogate pair', () => {
-    expect(maskAliasValue('𝄞'.repeat(8))).toBe('…'); // 16 UTF-16 units
-    expect(maskAliasValue('𝄞'.repeat(9))).toBe('𝄞𝄞𝄞𝄞…𝄞𝄞𝄞');
-    expect(maskAliasValue('a😀bcdefgh😀')).toBe('a😀bc…gh😀');
-  });
-
-  it('uses U+2026', () => {
-    expect(maskAliasValue('x')).toBe('\u2026');
+describe('utf8ByteLength', () => {
+  it('agrees with Buffer.byteLength, unpaired surrogates included', () => {
+    for (const text of ['', 'abc', 'é', '€', '😀', 'a\uD83Db', '\uDE00', 'x\uD83D', '\u0000', 'ü😀€a\uDBFF\uDFFF']) {
+      expect(utf8ByteLength(text)).toBe(Buffer.byteLength(text, 'utf8'));
+    }
   });
 });

@@ -1,5 +1,5 @@
 // Protocol timestamps (event-protocol 2.4) and the one written timestamp form of every API
-// response (`YYYY-MM-DDThh:mm:ss.sssZ`, interface-spec section 1).
+// response and CLI line (`YYYY-MM-DDThh:mm:ss.sssZ`, interface-spec section 1).
 //
 // Parsed by hand rather than with Date.parse: Date.parse assumes local time or UTC when the
 // offset is missing (the protocol refuses that), rolls 2026-02-30 over to March, rounds
@@ -90,4 +90,9 @@ function daysFromCivil(year: number, month: number, day: number): number {
   const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
   const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
   return era * 146_097 + dayOfEra - 719_468;
+}
+
+/** formatTimestamp of a database timestamp, null when there is none. */
+export function formatNullableTimestamp(value: Date | null | undefined): string | null {
+  return value ? formatTimestamp(value.getTime()) : null;
 }

@@ -4,7 +4,8 @@
 // depth-first in document order, a container's own width before its members, first violation
 // wins, and only then the serialized size.
 
-import type { ErrorDetail } from '../http/errors.ts';
+import type { ErrorDetail } from './error-detail.ts';
+import { utf8ByteLength } from './identifiers.ts';
 import { MAX_DEPTH, MAX_STRING_UNITS, MAX_WIDTH } from './limits.ts';
 
 export type StructuralRefusalCode =
@@ -46,7 +47,7 @@ export function checkStructuralLimits(
 export function serializedEnvelopeBytes(envelope: unknown): number {
   const json = JSON.stringify(envelope);
   // JSON.stringify(undefined) is undefined; a parsed body is never undefined, but stay total.
-  return json === undefined ? 0 : Buffer.byteLength(json, 'utf8');
+  return json === undefined ? 0 : utf8ByteLength(json);
 }
 
 function visit(value: unknown, path: string, depth: number): StructuralRefusal | null {

@@ -6,7 +6,7 @@
 // and `__proto__` kept as an ordinary own key in open objects. zod 4 strips `__proto__` from
 // records and objects, so an alias of type `__proto__` would silently disappear.
 
-import type { ErrorDetail } from '../http/errors.ts';
+import type { ErrorDetail } from './error-detail.ts';
 import {
   ALIAS_TYPE_LENGTH, ALIAS_VALUE_LENGTH, DISPLAYABLE_ALIAS_LENGTH, MAX_DISPLAYABLE_ALIASES, MAX_DURATION_MS,
   MAX_VALIDATION_DETAILS, METADATA_KEY_LENGTH, PROTOCOL_VERSION, PROTOCOL_VERSION_MAX_LENGTH,
@@ -14,7 +14,7 @@ import {
   EVENT_FIELD_LENGTHS as EVENT, RUNTIME_FIELD_LENGTHS as RUNTIME, SDK_FIELD_LENGTHS as SDK,
 } from './limits.ts';
 import type { LengthRange } from './limits.ts';
-import { parseTimestamp } from './timestamp.ts';
+import { parseTimestamp } from './timestamps.ts';
 import { OPERATIONS } from './envelope-types.ts';
 import type { JsonObject, JsonValue, Operation, ValidEvent } from './envelope-types.ts';
 import { setOwn } from './own-keys.ts';

@@ -7,17 +7,16 @@
 // hasUnpairedSurrogate for entity.id and alias values, which are stored encrypted and may
 // hold U+0000.
 
-// Without the `u` flag a regular expression works on UTF-16 units, which is what is needed.
-const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+import { hasNul, isWellFormedText } from './identifiers.ts';
 
 /** True when the string holds a high surrogate not followed by a low one, or a lone low one. */
 export function hasUnpairedSurrogate(text: string): boolean {
-  return UNPAIRED_SURROGATE.test(text);
+  return !isWellFormedText(text);
 }
 
 /** True when the string may be stored in a text or jsonb column. */
 export function isStorableText(text: string): boolean {
-  return !text.includes('\u0000') && !hasUnpairedSurrogate(text);
+  return !hasNul(text) && isWellFormedText(text);
 }
 
 /**

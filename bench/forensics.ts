@@ -1,0 +1,187 @@
+// Journey forensics benchmark (npm run bench:forensics; not a test). Starts its own embedded
+// PostgreSQL in a temporary directory, migrates, ingests journeys of 100 and 1,000 events with
+// payloads of about 1 KB through the batch route, then times the three forensics routes through
+// app.inject and replaces the `## Journey forensics` section of docs/benchmarks.md.
+// BENCH_REQUESTS sets the timed requests per scenario (100).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { buildApp } from '../src/app.ts';
+import { createApiKey } from '../src/auth/api-key-service.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { createKeyring } from '../src/crypto/keyring.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createPool, type Pool } from '../src/db/pool.ts';
+import { createMetrics } from '../src/metrics/metrics.ts';
+import { createProject } from '../src/projects/projects-sql.ts';
+import { freePort } from '../test/helpers/free-port.ts';
+import { percentiles, writeSection, type Timing } from './query-report.ts';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100);
+const WARMUP = 10;
+const SIZES = [100, 1_000] as const;
+/** p95 targets in ms by journey size (issue: 20 ms and 100 ms at 1,000 events). */
+const TARGETS: Record<number, number> = { 100: 20, 1_000: 100 };
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdefghijklmnop';
+const SERVICES = ['webhook', 'contacts', 'crm', 'queue', 'queue', 'worker'];
+type App = Awaited<ReturnType<typeof buildApp>>;
+
+/** The record at step k: about 1 KB of JSON; each step edits one line item. */
+function record(k: number, keepPhone: boolean) {
+  const items = Array.from({ length: 8 }, (_, i) => ({
+    sku: `SKU-${1000 + i}`,
+    qty: i === k % 8 ? k : 1,
+    price: 19.99 + i,
+    description: `Line item ${i}: a plain description of what was ordered`,
+  }));
+  const customer = { name: 'Ada Lovelace', email: 'ada@example.com', ...(keepPhone ? { phone: '+44 20 7946 0018' } : {}) };
+  return { customer, address: { street: '12 Analytical Row', city: 'London', zip: 'N1 9GU', country: 'GB' }, items, step: k };
+}
+
+/** Journey b loses the phone halfway and swaps two steps at three quarters; a keeps everything. */
+function journeyEvents(journeyId: string, size: number, variant: 'a' | 'b', startMs: number) {
+  const order = Array.from({ length: size }, (_, i) => i);
+  if (variant === 'b') [order[(size * 3) / 4], order[(size * 3) / 4 + 1]] = [order[(size * 3) / 4 + 1]!, order[(size * 3) / 4]!];
+  return order.map((k, position) => ({
+    protocolVersion: '0.1',
+    event: {
+      id: `${journeyId}-${position}`,
+      journeyId,
+      environment: 'production',
+      service: SERVICES[k % SERVICES.length],
+      entity: { type: 'contact', id: `contact-${journeyId}` },
+      operation: 'transformed',
+      name: `step-${k % 10}`,
+      timestamp: new Date(startMs + position * 1000).toISOString(),
+      durationMs: 5 + (k % 7),
+      input: record(k, variant === 'a' || k <= size / 2),
+      output: record(k + 1, variant === 'a' || k < size / 2),
+    },
+  }));
+}
+
+async function ingest(app: App, apiKey: string, envelopes: unknown[]): Promise<void> {
+  for (let start = 0; start < envelopes.length; start += 100) {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v1/events/batch',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ events: envelopes.slice(start, start + 100) }),
+    });
+    if (response.statusCode !== 202) throw new Error(`ingest: ${response.statusCode} ${response.body.slice(0, 200)}`);
+  }
+}
+
+async function time(app: App, url: string, headers: Record<string, string>): Promise<Timing> {
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + REQUESTS; i++) {
+    const started = performance.now();
+    const response = await app.inject({ method: 'GET', url, headers });
+    const elapsed = performance.now() - started;
+    if (response.statusCode !== 200) throw new Error(`${url}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+    if (i >= WARMUP) samples.push(elapsed);
+  }
+  return percentiles(samples);
+}
+
+interface Row {
+  route: string;
+  size: number;
+  timing: Timing;
+  bytes: number;
+}
+
+async function measure(pool: Pool): Promise<{ rows: Row[]; payloadBytes: number }> {
+  const keyring = createKeyring({ current: 'bench-encryption-key-0123456789abcdefghijklmnop' });
+  await createProject(pool, 'bench', 'Benchmark');
+  const { apiKey } = await createApiKey(pool, keyring, { projectSlug: 'bench', environmentName: 'production', name: 'bench', defaultRetentionDays: 30 });
+  const app = await buildApp({
+    config: { ...loadConfig({}), replayAllowedHosts: [] },
+    pool,
+    keyring,
+    adminToken: ADMIN_TOKEN,
+    logger: pino({ level: 'silent' }),
+    metrics: createMetrics(pool),
+    build: { version: '0.0.0', source: 'package' },
+  });
+  try {
+    await app.ready();
+    const startMs = Date.now() - 86_400_000;
+    for (const size of SIZES) {
+      await ingest(app, apiKey, journeyEvents(`jrn-${size}-a`, size, 'a', startMs));
+      await ingest(app, apiKey, journeyEvents(`jrn-${size}-b`, size, 'b', startMs));
+    }
+    await pool.query('ANALYZE');
+    const headers = { authorization: `Bearer ${apiKey}` };
+    const rows: Row[] = [];
+    for (const size of SIZES) {
+      const routes: Array<[string, string]> = [
+        ['follow a field', `/v1/journeys/jrn-${size}-b/fields?path=customer.phone`],
+        ['what changed', `/v1/journeys/jrn-${size}-b/changes`],
+        ['compare', `/v1/journeys/compare?a=jrn-${size}-a&b=jrn-${size}-b`],
+      ];
+      for (const [route, url] of routes) {
+        const bytes = (await app.inject({ method: 'GET', url, headers })).body.length;
+        const timing = await time(app, url, headers);
+        rows.push({ route, size, timing, bytes });
+        console.log(`${route.padEnd(16)} ${String(size).padStart(5)} events  p50 ${timing.p50.toFixed(1)}  p95 ${timing.p95.toFixed(1)}  p99 ${timing.p99.toFixed(1)} ms  ${bytes} bytes`);
+      }
+    }
+    return { rows, payloadBytes: JSON.stringify(record(1, true)).length };
+  } finally {
+    await app.close();
+  }
+}
+
+function render(rows: Row[], payloadBytes: number, loadAverage: [number, number], postgres: string): string {
+  const ms = (value: number) => value.toFixed(1);
+  const table = rows.map((row) => {
+    const target = TARGETS[row.size]!;
+    const verdict = row.timing.p95 <= target ? 'met' : 'missed';
+    return `| ${row.route} | ${row.size.toLocaleString('en')} | ${ms(row.timing.p50)} | ${ms(row.timing.p95)} | ${ms(row.timing.p99)} | ${(row.bytes / 1024).toFixed(0)} KiB | ${target} ms (${verdict}) |`;
+  });
+  return [
+    '## Journey forensics',
+    '',
+    `Measured on ${new Date().toISOString().slice(0, 10)} with \`npm run bench:forensics\` (bench/forensics.ts).`,
+    `Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB memory, Node ${process.version}, PostgreSQL ${postgres}.`,
+    `Load average ${loadAverage[0].toFixed(1)} when the timing began and ${loadAverage[1].toFixed(1)} at its end: other work shared the machine.`,
+    `Embedded PostgreSQL (fsync off, default settings) in a temporary directory; journeys ingested through the batch route`,
+    `(input and output of about ${payloadBytes} bytes each, every step edits one of eight line items, journey b loses`,
+    `\`customer.phone\` halfway and swaps two steps); each route timed through \`app.inject\` with an API key,`,
+    `${REQUESTS} requests after ${WARMUP} warm-up ones, one at a time. Times in ms, the whole request (credential, SQL, walk, JSON).`,
+    '',
+    '| Route | Events | p50 | p95 | p99 | Answer | p95 target |',
+    '|---|---|---|---|---|---|---|',
+    ...table,
+    '',
+    '- Every route reads the journey in one statement on `events_timeline` and walks it in memory: the cost grows with the',
+    '  events and their payload size. The compare figures read two journeys and diff every aligned pair of inputs and outputs.',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jtrace-bench-forensics-'));
+  let server: EmbeddedDatabase | null = null;
+  let pool: Pool | null = null;
+  try {
+    server = await startEmbeddedPostgres({ dataDir, port: await freePort(), fsync: false });
+    pool = createPool({ connectionString: server.url, max: 10, statementTimeoutMs: 15_000, applicationName: 'jtrace-bench' });
+    await migrate(pool);
+    const loadBefore = os.loadavg()[0]!;
+    const { rows, payloadBytes } = await measure(pool);
+    const postgres = (await pool.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]!.v;
+    const section = render(rows, payloadBytes, [loadBefore, os.loadavg()[0]!], postgres);
+    console.log(`\n${section}`);
+    writeSection(new URL('../docs/benchmarks.md', import.meta.url), '## Journey forensics', section);
+  } finally {
+    await pool?.end().catch(() => {});
+    await server?.stop().catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,80 @@
+// "What changed in this journey": every field path that was lost, renamed, changed, appeared or
+// removed anywhere (within a step or across a hand-off), with the steps where it happened. These
+// are the fields the interface offers to follow, so paths use `[*]` for array indices.
+
+import type { JourneyPayloads } from '../query/journey-payloads.ts';
+import { REDACTED } from './field-path.ts';
+import { MAX_CHANGED_PATHS, MAX_STEPS_PER_CHANGE } from './limits.ts';
+import { readDiff, type ReadDiffRow } from './read-diff.ts';
+import { listTransitions, stepRef, type StepRef } from './transitions.ts';
+
+export type ChangeKind = 'lost' | 'renamed' | 'changed' | 'appeared' | 'removed';
+
+export interface ChangeStep extends StepRef {
+  inTransit: boolean;
+  /** The step the value left, for a change in transit. */
+  from: StepRef | null;
+}
+
+export interface JourneyChange {
+  /** Followable path (indices as `[*]`). */
+  path: string;
+  kind: ChangeKind;
+  renamedFrom?: string;
+  /** Where it happened, in timeline order; at most MAX_STEPS_PER_CHANGE. */
+  steps: ChangeStep[];
+  stepCount: number;
+}
+
+export interface JourneyChanges {
+  changes: JourneyChange[];
+  /** Journey over the event limit: only its first events were read. */
+  truncated: boolean;
+  /** Something was left out: a step's diff over its row cap, or paths over MAX_CHANGED_PATHS. */
+  changesTruncated: boolean;
+}
+
+const KIND: Record<ReadDiffRow['kind'], ChangeKind> = { lost: 'lost', renamed: 'renamed', changed: 'changed', added: 'appeared', removed: 'removed' };
+const ORDER: Record<ChangeKind, number> = { lost: 0, renamed: 1, changed: 2, appeared: 3, removed: 4 };
+
+export function listJourneyChanges(journey: JourneyPayloads): JourneyChanges {
+  const byKey = new Map<string, JourneyChange & { first: number; lastOrder: number }>();
+  let changesTruncated = false;
+  listTransitions(journey.events).forEach((transition, order) => {
+    const diff = readDiff(transition.before, transition.after);
+    changesTruncated ||= diff.truncated;
+    const here: ChangeStep = { ...stepRef(journey.events[transition.step]!), inTransit: transition.from !== null, from: transition.from };
+    for (const row of diff.rows) {
+      // A value redacted on one side is a redaction, not a change of the data.
+      if (row.before === REDACTED || row.after === REDACTED) continue;
+      // A null whose key went away carried nothing.
+      if (row.kind === 'removed' && !/\]$/.test(row.path)) continue;
+      const path = followable(row.path);
+      const renamedFrom = row.renamedFrom === undefined ? undefined : followable(row.renamedFrom);
+      const key = `${row.kind}\u0000${path}\u0000${renamedFrom ?? ''}`;
+      let change = byKey.get(key);
+      if (change === undefined) {
+        if (byKey.size >= MAX_CHANGED_PATHS) {
+          changesTruncated = true;
+          continue;
+        }
+        change = { path, kind: KIND[row.kind], ...(renamedFrom === undefined ? {} : { renamedFrom }), steps: [], stepCount: 0, first: order, lastOrder: -1 };
+        byKey.set(key, change);
+      }
+      // Several elements of one array change in one transition: one step.
+      if (change.lastOrder === order) continue;
+      change.stepCount++;
+      change.lastOrder = order;
+      if (change.steps.length < MAX_STEPS_PER_CHANGE) change.steps.push(here);
+    }
+  });
+  const changes = [...byKey.values()]
+    .sort((x, y) => ORDER[x.kind] - ORDER[y.kind] || x.first - y.first)
+    .map(({ first: _first, lastOrder: _lastOrder, ...change }) => change);
+  return { changes, truncated: journey.truncated, changesTruncated };
+}
+
+/** `items[3].sku` → `items[*].sku`: the field, whichever element it sits in. */
+export function followable(path: string): string {
+  return path.replace(/\[\d+\]/g, '[*]');
+}
