@@ -28,7 +28,7 @@ function Fact({ name, children }: { name: string; children: ReactNode }) {
 /** Everything recorded about one event: payloads, error, metadata, aliases, its diff and replay. */
 export function EventDetailPanel({ project, eventId }: { project: Project; eventId: string }) {
   const [event, setEvent] = useState<EventDetail | null>(null);
-  const [diff, setDiff] = useState<DiffRow[] | null>(null);
+  const [diff, setDiff] = useState<{ rows: DiffRow[]; truncated: boolean } | null>(null);
   const [error, setError] = useState<unknown>(null);
 
   useEffect(() => {
@@ -43,7 +43,7 @@ export function EventDetailPanel({ project, eventId }: { project: Project; event
     request<EventDetail>(`/v1/events/${encodeURIComponent(eventId)}`, options).then((detail) => {
       setEvent(detail);
       if (detail.hasInput && detail.hasOutput) {
-        request<{ rows: DiffRow[] }>(`/v1/events/${encodeURIComponent(eventId)}/diff`, options).then((data) => setDiff(data.rows), ignoreAbort);
+        request<{ rows: DiffRow[]; truncated: boolean }>(`/v1/events/${encodeURIComponent(eventId)}/diff`, options).then(setDiff, ignoreAbort);
       }
     }, ignoreAbort);
     return () => controller.abort();
@@ -94,7 +94,8 @@ export function EventDetailPanel({ project, eventId }: { project: Project; event
           {event.error.stack ? <pre tabIndex={0}>{event.error.stack}</pre> : null}
         </div>
       ) : null}
-      {diff ? <DiffTable rows={diff} caption="What this step changed (input → output)" beforeLabel="Input" afterLabel="Output" /> : null}
+      {diff ? <DiffTable rows={diff.rows} caption="What this step changed (input → output)" beforeLabel="Input" afterLabel="Output" /> : null}
+      {diff?.truncated ? <p className="muted">Only the first {diff.rows.length} differences are shown.</p> : null}
       {event.hasInput && event.hasOutput && !diff ? <Loading what="the diff" /> : null}
       <div className="payloads">
         <Json title="Input" value={event.inputPayload} />
