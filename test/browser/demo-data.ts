@@ -26,7 +26,7 @@ function contactJourney(n: number, index: number, now: number, kind: 'ok' | 'los
       timestamp: t(1),
       durationMs: 40,
       input: { customer },
-      output: { contact: { fullName: customer.name, email, phone: kind === 'lost' ? null : customer.phone } },
+      output: { customer: { fullName: customer.name, email, phone: kind === 'lost' ? null : customer.phone } },
     },
     { ...base, id: `${journeyId}_3`, service: 'crm', operation: 'persisted', name: 'persist', timestamp: t(2), durationMs: 180 },
     { ...base, id: `${journeyId}_4`, service: 'queue', operation: 'published', name: 'publish', timestamp: t(3), durationMs: 5 },

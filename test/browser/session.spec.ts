@@ -60,6 +60,9 @@ describe('session in the browser', () => {
     const [cookie] = await ui.browser.context.cookies(ui.server.baseUrl + '/ui/');
     expect(cookie).toMatchObject({ name: 'jtrace_session', httpOnly: true, sameSite: 'Strict', path: '/ui' });
 
+    // Signed in, the only project's journeys page loads; sign out once it has.
+    await page.locator('.chart svg').waitFor();
+    await page.locator('table.journeys tbody tr').first().waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/ui\/sign-in/);
     expect(await ui.browser.context.cookies(ui.server.baseUrl + '/ui/')).toEqual([]);
