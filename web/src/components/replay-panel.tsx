@@ -109,7 +109,7 @@ export function ReplayPanel({ project, event }: { project: Project; event: Event
               ))}
             </tbody>
           </table>
-          <pre tabIndex={0}>{formatJson(preview.body)}</pre>
+          <pre tabIndex={0}>{formatBody(preview.body)}</pre>
           <button type="button" onClick={send} disabled={busy}>
             Send replay
           </button>
@@ -118,6 +118,16 @@ export function ReplayPanel({ project, event }: { project: Project; event: Event
       {run ? <ReplayResult run={run} /> : null}
     </section>
   );
+}
+
+/** The body is the exact text to be sent; JSON text is shown indented for reading. */
+function formatBody(body: unknown): string {
+  if (typeof body !== 'string') return formatJson(body);
+  try {
+    return formatJson(JSON.parse(body));
+  } catch {
+    return body;
+  }
 }
 
 function ReplayResult({ run }: { run: ReplayRun }) {
