@@ -128,7 +128,7 @@ function requestThrottleKey(request: FastifyRequest, ctx: AuthContext): string {
 }
 
 function tooManyAttempts(retryAfterSeconds: number): AppError {
-  return new AppError(429, 'too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
+  return new AppError('too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
     'retry-after': String(retryAfterSeconds),
   });
 }

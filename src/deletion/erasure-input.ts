@@ -27,7 +27,7 @@ export type ErasureRequest = z.infer<typeof erasureRequestSchema>;
 /** Parses a request body or CLI input; anything wrong is 400 invalid_request with one detail per problem. */
 export function parseErasureRequest(body: unknown): ErasureRequest {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new AppError(400, 'invalid_request', 'The body must be a JSON object with a value.', [{ path: '', message: 'must be an object' }]);
+    throw new AppError('invalid_request', 'The body must be a JSON object with a value.', [{ path: '', message: 'must be an object' }]);
   }
   const parsed = erasureRequestSchema.safeParse(body);
   if (parsed.success) return parsed.data;
@@ -37,5 +37,5 @@ export function parseErasureRequest(body: unknown): ErasureRequest {
       : [{ path: issue.path.join('.'), message: issue.message }],
   );
   const first = details[0]!;
-  throw new AppError(400, 'invalid_request', `${first.path || 'The body'} ${first.message}.`, details);
+  throw new AppError('invalid_request', `${first.path || 'The body'} ${first.message}.`, details);
 }

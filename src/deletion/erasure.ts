@@ -35,7 +35,7 @@ export const ERASURE_INCOMPLETE_MESSAGE = 'The erasure stopped part way; what is
 async function environmentIdFor(db: Queryable, projectId: string, name: string | undefined): Promise<string | null> {
   if (name === undefined) return null;
   const environment = await findEnvironment(db, projectId, name);
-  if (!environment) throw new AppError(404, 'environment_not_found', 'The project has no environment of that name.');
+  if (!environment) throw new AppError('environment_not_found', 'The project has no environment of that name.');
   return environment.id;
 }
 

@@ -1,50 +1,84 @@
 import type { ErrorDetail } from '../protocol/error-detail.ts';
-
-/** Stable error codes of the interface spec (section 7) and the event protocol (9.2, 9.3). */
-export type ErrorCode =
-  | 'invalid_event'
-  | 'invalid_request'
-  | 'invalid_query'
-  | 'invalid_cursor'
-  | 'invalid_environment_type'
-  | 'bad_url'
-  | 'malformed_json'
-  | 'unsupported_protocol_version'
-  | 'max_depth_exceeded'
-  | 'max_keys_exceeded'
-  | 'max_string_length_exceeded'
-  | 'unstorable_payload'
-  | 'unauthorized'
-  | 'unauthorized_environment'
-  | 'not_found'
-  | 'project_not_found'
-  | 'environment_not_found'
-  | 'no_captured_input'
-  | 'destination_disabled'
-  | 'event_id_conflict'
-  | 'journey_environment_mismatch'
-  | 'payload_too_large'
-  | 'parameter_too_long'
-  | 'unsupported_media_type'
-  | 'too_many_attempts'
-  | 'forbidden_origin'
-  | 'internal_error'
-  | 'storage_error'
-  | 'query_timeout';
-
 export type { ErrorDetail } from '../protocol/error-detail.ts';
+
+/**
+ * Every stable error code of the interface spec (section 7) and the event protocol (9.2, 9.3)
+ * with its HTTP status: the one place a code gets its status, so none can leave with another.
+ */
+export const ERROR_STATUS = {
+  invalid_event: 400,
+  invalid_request: 400,
+  invalid_query: 400,
+  invalid_cursor: 400,
+  invalid_environment_type: 400,
+  bad_url: 400,
+  malformed_json: 400,
+  unsupported_protocol_version: 400,
+  max_depth_exceeded: 400,
+  max_keys_exceeded: 400,
+  max_string_length_exceeded: 400,
+  unstorable_payload: 400,
+  // 400 for an envelope over the limit or over 100 envelopes; 413 for a body over the limit.
+  payload_too_large: 400,
+  unauthorized: 401,
+  unauthorized_environment: 403,
+  not_found: 404,
+  project_not_found: 404,
+  environment_not_found: 404,
+  no_captured_input: 409,
+  destination_disabled: 409,
+  event_id_conflict: 409,
+  journey_environment_mismatch: 409,
+  parameter_too_long: 414,
+  unsupported_media_type: 415,
+  too_many_attempts: 429,
+  // The web interface: a state-changing request not from its own origin (docs/web-interface.md).
+  forbidden_origin: 403,
+  internal_error: 500,
+  storage_error: 500,
+  query_timeout: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The second status the spec gives a code (event-protocol 9.2: a body over the limit is 413). */
+const OTHER_STATUS: Partial<Record<ErrorCode, readonly number[]>> = { payload_too_large: [413] };
+
+/** The status of a code, or throws when the code may not leave with the given one. */
+export function statusOf(code: ErrorCode, status: number = ERROR_STATUS[code]): number {
+  if (status !== ERROR_STATUS[code] && !OTHER_STATUS[code]?.includes(status)) {
+    throw new TypeError(`error code ${code} is never sent with status ${status}`);
+  }
+  return status;
+}
+
+/** Every status a code may leave with (the OpenAPI document lists each). */
+export function statusesOf(code: ErrorCode): number[] {
+  return [ERROR_STATUS[code], ...(OTHER_STATUS[code] ?? [])];
+}
 
 /** The one error type of jtrace: capability code throws it, the error handler renders it. */
 export class AppError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: ErrorDetail[],
-    readonly headers?: Record<string, string>,
-  ) {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetail[];
+  readonly headers?: Record<string, string>;
+
+  /** The status comes from ERROR_STATUS. */
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[], headers?: Record<string, string>);
+  /** An explicit status, checked against ERROR_STATUS (a 413 payload_too_large). */
+  constructor(status: number, code: ErrorCode, message: string, details?: ErrorDetail[], headers?: Record<string, string>);
+  constructor(...args: [ErrorCode, string, ErrorDetail[]?, Record<string, string>?] | [number, ErrorCode, string, ErrorDetail[]?, Record<string, string>?]) {
+    const [status, code, message, details, headers] =
+      typeof args[0] === 'number'
+        ? (args as [number, ErrorCode, string, ErrorDetail[]?, Record<string, string>?])
+        : ([undefined, ...args] as [undefined, ErrorCode, string, ErrorDetail[]?, Record<string, string>?]);
     super(message);
     this.name = 'AppError';
+    this.code = code;
+    this.status = statusOf(code, status);
+    if (details !== undefined) this.details = details;
+    if (headers !== undefined) this.headers = headers;
   }
 }
 
@@ -52,16 +86,16 @@ export const GENERIC_INTERNAL_MESSAGE = 'An unexpected error occurred.';
 
 export const errors = {
   invalidQuery: (path: string, message: string) =>
-    new AppError(400, 'invalid_query', message, [{ path, message }]),
+    new AppError('invalid_query', message, [{ path, message }]),
   invalidCursor: (message = 'The cursor is malformed.') =>
-    new AppError(400, 'invalid_cursor', message, [{ path: 'cursor', message }]),
+    new AppError('invalid_cursor', message, [{ path: 'cursor', message }]),
   invalidRequest: (path: string, message: string) =>
-    new AppError(400, 'invalid_request', message, [{ path, message }]),
-  unauthorized: () => new AppError(401, 'unauthorized', 'The credential was refused.'),
-  notFound: (what = 'The resource was not found.') => new AppError(404, 'not_found', what),
+    new AppError('invalid_request', message, [{ path, message }]),
+  unauthorized: () => new AppError('unauthorized', 'The credential was refused.'),
+  notFound: (what = 'The resource was not found.') => new AppError('not_found', what),
   projectNotFound: () =>
-    new AppError(404, 'project_not_found', 'No project was selected: send x-service-project-id with a project id.'),
+    new AppError('project_not_found', 'No project was selected: send x-service-project-id with a project id.'),
   queryTimeout: () =>
-    new AppError(503, 'query_timeout', 'The query took too long and was cancelled; try again or narrow it.'),
-  internal: () => new AppError(500, 'internal_error', GENERIC_INTERNAL_MESSAGE),
+    new AppError('query_timeout', 'The query took too long and was cancelled; try again or narrow it.'),
+  internal: () => new AppError('internal_error', GENERIC_INTERNAL_MESSAGE),
 };

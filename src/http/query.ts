@@ -18,7 +18,7 @@ export function rawQueryString(rawUrl: string): string {
 
 export function assertWellEncodedUrl(rawUrl: string): void {
   if (!isWellEncoded(rawUrl)) {
-    throw new AppError(400, 'bad_url', 'The URL holds malformed percent-encoding.');
+    throw new AppError('bad_url', 'The URL holds malformed percent-encoding.');
   }
 }
 

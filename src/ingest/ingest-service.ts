@@ -33,11 +33,11 @@ const UNIQUE_VIOLATION = '23505';
 
 function storageFailure(error: unknown, route: 'batch' | 'single'): Refusal {
   if (isStatementTimeout(error)) {
-    return { code: 'query_timeout', httpStatus: 503, message: 'The statement timed out; resend this event.' };
+    return { code: 'query_timeout', message: 'The statement timed out; resend this event.' };
   }
   return route === 'batch'
-    ? { code: 'storage_error', httpStatus: 500, message: 'The event could not be stored; resend it.' }
-    : { code: 'internal_error', httpStatus: 500, message: 'An unexpected error occurred.' };
+    ? { code: 'storage_error', message: 'The event could not be stored; resend it.' }
+    : { code: 'internal_error', message: 'An unexpected error occurred.' };
 }
 
 function prepareContext(deps: IngestDeps, scope: IngestScope): PrepareContext {

@@ -1,6 +1,6 @@
 import { contentHash, type StoredContentHash } from '../crypto/content-hash.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import type { ErrorDetail } from '../http/errors.ts';
+import type { ErrorCode, ErrorDetail } from '../http/errors.ts';
 import { canonicalEventJson } from '../protocol/canonical-json.ts';
 import { applyCapture, type CapturableEvent, type CaptureResult, type CaptureSettings } from './capture/capture.ts';
 import { classifyEvent, validateEnvelope, type ValidEvent } from '../protocol/envelope.ts';
@@ -13,9 +13,9 @@ import { checkStructuralLimits } from '../protocol/structural-limits.ts';
  * memory per event so that a batch reaches the database as a few set-based statements.
  */
 
+/** A per-event refusal (event-protocol 9.3); its HTTP status is ERROR_STATUS[code]. */
 export interface Refusal {
-  code: string;
-  httpStatus: number;
+  code: ErrorCode;
   message: string;
   details?: ErrorDetail[];
 }
@@ -49,11 +49,11 @@ export function readableEventId(envelope: unknown): string | null {
   return typeof id === 'string' && id.length >= 1 && [...id].length <= 128 ? id : null;
 }
 
-function refuse(envelope: unknown, code: string, httpStatus: number, message: string, details?: ErrorDetail[]): Preparation {
+function refuse(envelope: unknown, code: ErrorCode, message: string, details?: ErrorDetail[]): Preparation {
   return {
     ok: false,
     eventId: readableEventId(envelope),
-    refusal: { code, httpStatus, message, ...(details && details.length > 0 ? { details } : {}) },
+    refusal: { code, message, ...(details && details.length > 0 ? { details } : {}) },
   };
 }
 
@@ -94,14 +94,14 @@ function findUnstorableField(event: ValidEvent, capture: CaptureResult): string 
 
 export function prepareEvent(envelope: unknown, ctx: PrepareContext): Preparation {
   const structural = checkStructuralLimits(envelope, ctx.maxEventPayloadBytes);
-  if (structural !== null) return refuse(envelope, structural.code, 400, structural.message, structural.details);
+  if (structural !== null) return refuse(envelope, structural.code, structural.message, structural.details);
 
   const validated = validateEnvelope(envelope);
-  if (!validated.ok) return refuse(envelope, validated.code, 400, validated.message, validated.details);
+  if (!validated.ok) return refuse(envelope, validated.code, validated.message, validated.details);
   const event = validated.event;
 
   if (event.environment !== ctx.environmentName) {
-    return refuse(envelope, 'unauthorized_environment', 403, "The event names an environment this key cannot write to.", [
+    return refuse(envelope, 'unauthorized_environment', "The event names an environment this key cannot write to.", [
       { path: 'event.environment', message: 'not the environment of the API key' },
     ]);
   }
@@ -127,7 +127,6 @@ export function prepareEvent(envelope: unknown, ctx: PrepareContext): Preparatio
 export function unstorableRefusal(path: string): Refusal {
   return {
     code: 'unstorable_payload',
-    httpStatus: 400,
     message: 'A value holds a NUL character or an unpaired surrogate and cannot be stored.',
     details: [{ path, message: 'NUL or unpaired surrogate' }],
   };

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireApiKey, type AuthContext } from '../auth/credentials.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError, ERROR_STATUS } from '../http/errors.ts';
 import { parseQuery } from '../http/query.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { dryRunEvents, ingestEvents, type EventResult, type IngestDeps, type IngestScope } from './ingest-service.ts';
@@ -15,7 +15,7 @@ function tooLarge(): AppError {
 }
 
 function malformed(): AppError {
-  return new AppError(400, 'malformed_json', 'The body is not valid JSON.');
+  return new AppError('malformed_json', 'The body is not valid JSON.');
 }
 
 /** 8.1: the wire shape of one batch result. */
@@ -34,7 +34,7 @@ function wireResult(result: EventResult) {
     error: {
       code: result.error.code,
       message: result.error.message,
-      httpStatus: result.error.httpStatus,
+      httpStatus: ERROR_STATUS[result.error.code],
       ...(result.error.details ? { details: result.error.details } : {}),
     },
   };
@@ -89,8 +89,8 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
     const [result] = await ingestEvents(deps, scope, [request.body], 'single');
     count([result!]);
     if (result!.status === 'rejected') {
-      const { code, httpStatus, message, details } = result!.error;
-      throw new AppError(httpStatus, code as never, message, details);
+      const { code, message, details } = result!.error;
+      throw new AppError(code, message, details);
     }
     return reply.status(202).send({
       data: { eventId: result!.eventId, journeyId: result!.journeyId, status: 'accepted', duplicate: result!.duplicate },
@@ -101,19 +101,19 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
     if (request.body === undefined) throw malformed();
     const query = parseQuery(request.raw.url ?? '', ['dryRun']);
     if (query.dryRun !== undefined && query.dryRun !== 'true' && query.dryRun !== 'false') {
-      throw new AppError(400, 'invalid_query', 'dryRun must be true or false.', [{ path: 'dryRun', message: 'must be true or false' }]);
+      throw new AppError('invalid_query', 'dryRun must be true or false.', [{ path: 'dryRun', message: 'must be true or false' }]);
     }
     const dryRun = query.dryRun === 'true';
     const scope = await scopeFor(request);
     const body = request.body as { events?: unknown } | null;
     const events = typeof body === 'object' && body !== null && !Array.isArray(body) ? body.events : undefined;
     if (!Array.isArray(events)) {
-      throw new AppError(400, 'invalid_event', 'The body must be an object with an events array.', [
+      throw new AppError('invalid_event', 'The body must be an object with an events array.', [
         { path: 'events', message: 'must be an array' },
       ]);
     }
     if (events.length > MAX_BATCH_EVENTS) {
-      throw new AppError(400, 'payload_too_large', `A batch holds at most ${MAX_BATCH_EVENTS} events.`);
+      throw new AppError('payload_too_large', `A batch holds at most ${MAX_BATCH_EVENTS} events.`);
     }
     if (dryRun) {
       const results = await dryRunEvents(deps, scope, events);

@@ -64,7 +64,6 @@ interface AliasSlot {
 function journeyMismatch(): Refusal {
   return {
     code: 'journey_environment_mismatch',
-    httpStatus: 409,
     message: 'The journey belongs to another environment.',
   };
 }
@@ -72,7 +71,6 @@ function journeyMismatch(): Refusal {
 function eventIdConflict(): Refusal {
   return {
     code: 'event_id_conflict',
-    httpStatus: 409,
     message: 'An event with this id is stored with different content.',
   };
 }

@@ -18,7 +18,7 @@ export interface NewDestination {
 
 function invalid(details: ErrorDetail[]): AppError {
   const first = details[0]!;
-  return new AppError(400, 'invalid_request', `${first.path} ${first.message}`, details);
+  return new AppError('invalid_request', `${first.path} ${first.message}`, details);
 }
 
 /** A string field, or a problem: missing, not a string, or holding NUL. */
@@ -61,7 +61,7 @@ export function parseNewDestination(body: unknown): NewDestination {
 
   if (problems.length > 0) throw invalid(problems);
   if (!(ENVIRONMENT_TYPES as readonly string[]).includes(environmentType!)) {
-    throw new AppError(400, 'invalid_environment_type', `environmentType must be one of ${ENVIRONMENT_TYPES.join(', ')}.`, [
+    throw new AppError('invalid_environment_type', `environmentType must be one of ${ENVIRONMENT_TYPES.join(', ')}.`, [
       { path: 'environmentType', message: `must be one of ${ENVIRONMENT_TYPES.join(', ')}` },
     ]);
   }

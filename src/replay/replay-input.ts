@@ -18,10 +18,10 @@ export interface ReplayInput {
 /** Throws 400 invalid_request listing every problem; nothing is looked up before this passes. */
 export function parseReplayInput(body: unknown): ReplayInput {
   if (body === undefined) {
-    throw new AppError(400, 'invalid_request', 'The request needs a JSON body.', [{ path: '', message: 'is required' }]);
+    throw new AppError('invalid_request', 'The request needs a JSON body.', [{ path: '', message: 'is required' }]);
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError(400, 'invalid_request', 'The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
+    throw new AppError('invalid_request', 'The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
   }
   const fields = body as Record<string, unknown>;
   const problems: ErrorDetail[] = [];
@@ -53,7 +53,7 @@ export function parseReplayInput(body: unknown): ReplayInput {
   }
   if (problems.length > 0) {
     const first = problems[0]!;
-    throw new AppError(400, 'invalid_request', `${first.path} ${first.message}`, problems);
+    throw new AppError('invalid_request', `${first.path} ${first.message}`, problems);
   }
   return { eventId: eventId!, destinationId: destinationId!.toLowerCase(), method: method as ReplayMethod, path: path! };
 }

@@ -51,8 +51,8 @@ async function loadReplayable(deps: ReplayDeps, projectId: string, input: Replay
   const destination = await findDestinationRow(deps.pool, projectId, input.destinationId);
   if (destination === null) throw errors.notFound('The replay destination was not found.');
   const inputText = event.inputText;
-  if (inputText === null) throw new AppError(409, 'no_captured_input', 'The event has no captured input to replay.');
-  if (destination.disabled) throw new AppError(409, 'destination_disabled', 'The replay destination is disabled.');
+  if (inputText === null) throw new AppError('no_captured_input', 'The event has no captured input to replay.');
+  if (destination.disabled) throw new AppError('destination_disabled', 'The replay destination is disabled.');
   return { event: { inputText, output: event.output }, destination };
 }
 

@@ -90,7 +90,7 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
   // Cross-site requests cannot sign in, sign out or change anything, even with the cookie.
   api.addHook('onRequest', async (request) => {
     if (STATE_CHANGING.has(request.method) && !isSameOrigin(request, auth.trustedProxyCount)) {
-      throw new AppError(403, 'forbidden_origin', 'The request must come from the interface itself (Origin header).');
+      throw new AppError('forbidden_origin', 'The request must come from the interface itself (Origin header).');
     }
   });
 
