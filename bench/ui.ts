@@ -1,7 +1,7 @@
 // Interface benchmark (npm run bench:ui; not a test): time until the journeys page and a journey
 // page of 1,000 events are usable in Chromium, against the real server on a throw-away embedded
 // database. Prints a table and replaces the `## Web interface` section of docs/benchmarks.md.
-// BENCH_UI_RUNS sets the runs per page (default 7; the first run of each page is a warm-up).
+// BENCH_UI_RUNS sets the runs per page (default 5; the first run of each page is a warm-up).
 import os from 'node:os';
 import type { Page } from 'playwright-core';
 import { createKeyring } from '../src/crypto/keyring.ts';
@@ -13,7 +13,7 @@ import { startServer } from '../test/browser/server.ts';
 import { signedInPage, startDatabase } from '../test/browser/stack.ts';
 import { percentiles, writeSection } from './query-report.ts';
 
-const RUNS = Number(process.env.BENCH_UI_RUNS ?? 7);
+const RUNS = Number(process.env.BENCH_UI_RUNS ?? 5);
 const EVENTS = 1000;
 
 const stack = await startDatabase();
@@ -75,10 +75,10 @@ try {
   results.push({
     name: `Journey of ${EVENTS} events: key "j" until the next event's detail is shown`,
     samples: await time(`${journeyPath}?event=${journeyId}_e10`, async (page) => {
-      await page.getByRole('heading', { level: 2, name: /step-10/ }).waitFor();
+      await page.getByRole('heading', { level: 2, name: /step-10 / }).waitFor();
       const t0 = performance.now();
       await page.keyboard.press('j');
-      await page.getByRole('heading', { level: 2, name: /step-11/ }).waitFor();
+      await page.getByRole('heading', { level: 2, name: /step-11 / }).waitFor();
       return performance.now() - t0;
     }),
   });

@@ -26,14 +26,16 @@ export function longJourney(journeyId: string, count: number, environment: strin
   const start = now - 30 * 60 * 1000;
   return Array.from({ length: count }, (_, index) => {
     const failing = index % 97 === 50;
+    // A retry repeats the step that failed just before it; every other step has its own name.
+    const step = index % 97 === 51 ? index - 1 : index;
     return {
       id: `${journeyId}_e${index}`,
       journeyId,
       environment,
-      service: services[index % services.length]!,
+      service: services[step % services.length]!,
       entity: { type: 'contact', id: `${journeyId}-contact` },
       operation: index === 0 ? 'received' : failing ? 'delivered' : index % 97 === 51 ? 'retried' : 'transformed',
-      name: `step-${index % 40}`,
+      name: `step-${step}`,
       timestamp: new Date(start + index * 1500).toISOString(),
       durationMs: 20 + (index % 13) * 40,
       input: { index, customer: { phone: '+15550100', name: 'Ada' } },
