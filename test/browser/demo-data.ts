@@ -4,7 +4,7 @@ import { createKeyring } from '../../src/crypto/keyring.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { buildDemoJourneys, DEMO_ENVIRONMENT, DEMO_PROJECT_SLUG } from '../../src/web/demo-journeys.ts';
 import { seedProject, TEST_ENCRYPTION_KEY } from '../helpers/app.ts';
-import { sendEvents, type SentEvent } from './journeys.ts';
+import { sendEvents } from './journeys.ts';
 
 export interface DemoData {
   projectId: string;
@@ -12,7 +12,7 @@ export interface DemoData {
 
 export async function loadDemo(pool: Pool, baseUrl: string): Promise<DemoData> {
   const project = await seedProject(pool, createKeyring({ current: TEST_ENCRYPTION_KEY }), DEMO_PROJECT_SLUG, DEMO_ENVIRONMENT);
-  const events = buildDemoJourneys(Date.now()).flatMap((journey) => journey.events.map((event) => ({ environment: DEMO_ENVIRONMENT, ...event }) as SentEvent));
+  const events = buildDemoJourneys(Date.now()).flatMap((journey) => journey.events.map((event) => ({ environment: DEMO_ENVIRONMENT, ...event })));
   await sendEvents(baseUrl, project.apiKey, events);
   return { projectId: project.projectId };
 }

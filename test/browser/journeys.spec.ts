@@ -90,7 +90,7 @@ describe('journeys in the browser', () => {
     await diff.waitFor();
     const first = diff.locator('tbody tr').first();
     expect(await first.locator('.kind').textContent()).toBe('lost');
-    expect(await first.locator('td').nth(1).textContent()).toContain('phone');
+    expect(await first.locator('td').nth(1).textContent(), await diff.textContent() ?? '').toContain('phone');
     await ui.checkAccessibility(page, 'a journey with an event and its diff');
 
     // The selected event is part of the URL: a reload shows the same event.

@@ -7,7 +7,7 @@ export interface SentEvent {
 }
 
 /** Sends events in batches of 100 through POST /v1/events/batch; throws on any refusal. */
-export async function sendEvents(baseUrl: string, apiKey: string, events: SentEvent[]): Promise<void> {
+export async function sendEvents(baseUrl: string, apiKey: string, events: Record<string, unknown>[]): Promise<void> {
   for (let start = 0; start < events.length; start += 100) {
     const batch = events.slice(start, start + 100).map((event) => ({ protocolVersion: '0.1', event }));
     const response = await fetch(`${baseUrl}/v1/events/batch`, {

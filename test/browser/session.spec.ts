@@ -39,6 +39,8 @@ describe('session in the browser', () => {
         const answered = page.waitForResponse((r) => r.url().endsWith('/ui/api/session'));
         await page.getByRole('button', { name: 'Sign in' }).click();
         expect((await answered).status()).toBe(attempt <= 5 ? 401 : 429);
+        // The page clears the field after a refusal; type the next guess only after that.
+        await expect.poll(() => page.getByLabel('Admin token').inputValue()).toBe('');
       }
       await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/Too many failed attempts.*Try again in \d+ seconds/);
       await ui.checkAccessibility(page, 'the locked sign-in page');

@@ -38,13 +38,19 @@ export async function journeyEvents(get: Get, journeyId: string): Promise<Row[]>
 
 const HAS_PHONE = /phone"\s*:\s*"/;
 
+/** Input and output share a top-level key: the step reshaped the record rather than answering something else. */
+function sameShape(input: unknown, output: unknown): boolean {
+  const keys = (value: unknown) => (typeof value === 'object' && value !== null ? Object.keys(value) : []);
+  return keys(input).some((key) => keys(output).includes(key));
+}
+
 /** A journey whose step lost the phone number (input has one, output has none), and that step. */
 export async function findLostPhone(get: Get): Promise<{ journey: Summary; eventId: string; rows: Row[] }> {
   for (const journey of await recentJourneys(get)) {
     const rows = await journeyEvents(get, journey.journeyId);
     for (const row of rows.filter((r) => r.hasInput && r.hasOutput)) {
       const detail = await get<{ inputPayload: unknown; outputPayload: unknown }>(`/v1/events/${encodeURIComponent(row.id)}`);
-      if (HAS_PHONE.test(JSON.stringify(detail.inputPayload)) && !HAS_PHONE.test(JSON.stringify(detail.outputPayload))) {
+      if (HAS_PHONE.test(JSON.stringify(detail.inputPayload)) && !HAS_PHONE.test(JSON.stringify(detail.outputPayload)) && sameShape(detail.inputPayload, detail.outputPayload)) {
         return { journey, eventId: row.id, rows };
       }
     }
