@@ -23,6 +23,9 @@ COPY src ./src
 ARG SERVICE_BUILD_VERSION=""
 ARG SERVICE_BUILD_COMMIT=""
 RUN SERVICE_BUILD_VERSION="${SERVICE_BUILD_VERSION}" SERVICE_BUILD_COMMIT="${SERVICE_BUILD_COMMIT}" npm run build
+# The web interface: static files the server finds at ../web/dist from dist/main.js.
+COPY web ./web
+RUN npm run build:web
 
 # Runtime dependencies only.
 FROM ${NODE_IMAGE} AS deps
@@ -38,6 +41,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/web/dist ./web/dist
 # build-info.json exists only when a version or commit was given; the pattern lets COPY succeed
 # without it (package.json always matches), and /ready then reports the package version.
 COPY --from=build /app/package.json /app/build-info.jso[n] ./

@@ -7,7 +7,7 @@ export default defineConfig({
     alias: { '@jtrace/node': fileURLToPath(new URL('./packages/node/src/index.ts', import.meta.url)) },
   },
   test: {
-    include: ['src/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
     exclude: ['src/**/*.int.test.ts', 'packages/*/src/**/*.int.test.ts', 'node_modules/**'],
   },
 });

@@ -25,6 +25,8 @@ import { registerForensicsRoutes } from './forensics/routes.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
 import { registerOtlpRoutes } from './otlp/routes.ts';
+import type { ReplayDeps } from './replay/replays.ts';
+import { registerWebInterface } from './web/web-interface.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
 
@@ -41,6 +43,8 @@ export interface AppDeps {
   now?: () => number;
   /** Timeouts and connection cap; the defaults when omitted. */
   httpLimits?: HttpLimits;
+  /** The built web interface (web/dist); absent: its pages answer 503. */
+  webRoot?: string;
 }
 
 /** Longest encoded path parameter the API accepts (section 8): longer is 414. */
@@ -152,7 +156,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   registerHealthRoutes(app, { pool: deps.pool, build: deps.build });
-  registerProjectRoutes(app, auth);
   const ingestDeps = {
     pool: deps.pool,
     keyring: deps.keyring,
@@ -166,17 +169,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.config.otlpEnabled) {
     registerOtlpRoutes(app, { ...ingestDeps, auth, metrics: deps.metrics, maxRequestBytes: deps.config.otlpMaxRequestBytes });
   }
-  registerReadRoutes(app, { auth, keyring: deps.keyring });
-  registerForensicsRoutes(app, { auth, keyring: deps.keyring });
-  registerDeletionRoutes(app, { auth, pool: deps.pool, keyring: deps.keyring });
-  registerReplayRoutes(app, {
-    auth,
+  const replay: ReplayDeps = {
     pool: deps.pool,
     keyring: deps.keyring,
     allowedHosts: deps.config.replayAllowedHosts ?? [],
     version: deps.build.version,
     now: deps.now ?? Date.now,
-  });
+  };
+  // The same registrations serve /v1 (bearer credentials) and /ui/api/v1 (the session cookie).
+  const registerApiRoutes = (scope: FastifyInstance, scopeAuth: AuthContext) => {
+    registerProjectRoutes(scope, scopeAuth);
+    registerReadRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
+    registerForensicsRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
+    registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
+    registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
+  };
+  registerApiRoutes(app, auth);
+  await registerWebInterface(app, { auth, keyring: deps.keyring, replay, webRoot: deps.webRoot ?? null, registerApiRoutes });
 
   return app;
 }

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
@@ -13,6 +14,8 @@ import { openDatabase } from './runtime/database.ts';
 import { isLoopbackHost } from './runtime/loopback.ts';
 import { resolveSecrets } from './runtime/secrets.ts';
 
+/** The built web interface: src/main.ts and dist/main.js both sit one level below the repository. */
+const WEB_ROOT = fileURLToPath(new URL('../web/dist', import.meta.url));
 /** In-flight requests get this long to finish at shutdown before connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -55,6 +58,7 @@ async function main(): Promise<void> {
     metrics,
     build: readBuildInfo(),
     httpLimits,
+    webRoot: WEB_ROOT,
   });
   await app.listen({ host: config.host, port: config.port });
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsHost, config.metricsPort);

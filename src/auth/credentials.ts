@@ -18,6 +18,11 @@ export interface AuthContext {
   throttle: FailedCredentialThrottle;
   trustedProxyCount: number;
   now: () => number;
+  /**
+   * Set on the web interface's copy of the routes (`/ui/api`): the session cookie is then the
+   * only credential, acting as the admin token, and Authorization headers are ignored.
+   */
+  session?: (request: FastifyRequest) => Promise<boolean>;
 }
 
 export interface ApiKeyPrincipal {
@@ -129,27 +134,53 @@ const throttledVerdicts = new WeakMap<object, { acceptApiKey: boolean; verdict: 
 const apiKeyVerdicts = new WeakMap<object, Promise<ApiKeyPrincipal>>();
 
 async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
+  if (ctx.session) {
+    // A session was earned through the throttled sign-in; a missing or stale cookie is no guess.
+    if (await ctx.session(request)) return { kind: 'admin' };
+    throw errors.unauthorized();
+  }
   const token = requestBearerToken(request);
   if (token === null) throw errors.unauthorized();
-  const address = resolveClientAddress(
-    request.raw.socket.remoteAddress ?? '',
-    headerValue(request.headers['x-forwarded-for']),
-    ctx.trustedProxyCount,
-  );
-  const key = throttleKey(address);
+  const key = requestThrottleKey(request, ctx);
   const state = ctx.throttle.check(key, ctx.now());
   if (state.locked) {
     const principal = acceptApiKey && token ? await apiKeyFromToken(ctx, token) : null;
     if (principal) return { kind: 'api-key', principal };
-    throw new AppError('too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
-      'retry-after': String(state.retryAfterSeconds),
-    });
+    throw tooManyAttempts(state.retryAfterSeconds);
   }
   if (token && adminTokenMatches(ctx.adminToken, token)) return { kind: 'admin' };
   if (token && acceptApiKey) {
     const principal = await apiKeyFromToken(ctx, token);
     if (principal) return { kind: 'api-key', principal };
   }
+  ctx.throttle.recordFailure(key, ctx.now());
+  throw errors.unauthorized();
+}
+
+function requestThrottleKey(request: FastifyRequest, ctx: AuthContext): string {
+  const address = resolveClientAddress(
+    request.raw.socket.remoteAddress ?? '',
+    headerValue(request.headers['x-forwarded-for']),
+    ctx.trustedProxyCount,
+  );
+  return throttleKey(address);
+}
+
+function tooManyAttempts(retryAfterSeconds: number): AppError {
+  return new AppError('too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
+    'retry-after': String(retryAfterSeconds),
+  });
+}
+
+/**
+ * The web interface's sign-in: the admin token presented in a body, under the same per-address
+ * lock as the admin token in a header (checked first; a refusal is counted).
+ */
+export function checkAdminSignIn(request: FastifyRequest, ctx: AuthContext, token: string): void {
+  const key = requestThrottleKey(request, ctx);
+  const state = ctx.throttle.check(key, ctx.now());
+  if (state.locked) throw tooManyAttempts(state.retryAfterSeconds);
+  if (adminTokenMatches(ctx.adminToken, token)) return;
   ctx.throttle.recordFailure(key, ctx.now());
   throw errors.unauthorized();
 }

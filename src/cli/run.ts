@@ -9,6 +9,7 @@ import { migrateCommand, migrateUnlock } from './commands/migrations.ts';
 import { projectCreate, projectList } from './commands/projects.ts';
 import { rotateReencrypt, rotateStatus } from './commands/rotation.ts';
 import { doctor } from './commands/doctor.ts';
+import { demoCommand } from './commands/demo.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliContext } from './context.ts';
 
 export const COMMANDS: Command[] = [
@@ -30,6 +31,7 @@ export const COMMANDS: Command[] = [
   rotateReencrypt,
   rotateStatus,
   doctor,
+  demoCommand,
 ];
 
 function overview(ctx: CliContext): void {

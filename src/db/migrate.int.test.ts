@@ -29,6 +29,7 @@ const EXPECTED_TABLES = [
   'schema_migrations',
   'schema_migrations_lock',
   'search_tokens',
+  'web_session_revocations',
 ];
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -32,6 +32,8 @@ export const ERROR_STATUS = {
   parameter_too_long: 414,
   unsupported_media_type: 415,
   too_many_attempts: 429,
+  // The web interface: a state-changing request not from its own origin (docs/web-interface.md).
+  forbidden_origin: 403,
   internal_error: 500,
   storage_error: 500,
   query_timeout: 503,

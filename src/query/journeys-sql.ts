@@ -143,3 +143,38 @@ export async function selectSearchPage(db: Queryable, scan: JourneyScan, tokens:
   const { sql, values } = searchStatement(scan, tokens);
   return (await db.query<SummaryRecord>(sql, values)).rows;
 }
+
+/** Journeys counted per (bucket of lastEventAt, status) for the interface's activity chart. */
+export interface ActivityCount {
+  bucket: number;
+  status: string;
+  count: number;
+}
+
+/**
+ * Counts the journeys a list of the same filters would show, by bucket of lastEventAt
+ * (floor((lastEventAt - since) / bucket), in microseconds) and status. The text filter is the
+ * list's: the label or a displayable alias holds q.
+ */
+export async function selectJourneyActivity(
+  db: Queryable,
+  scan: JourneyScan & { sinceUs: bigint; untilUs: bigint },
+  text: string | null,
+  bucketUs: bigint,
+): Promise<ActivityCount[]> {
+  const params = new Params();
+  let where = conditions(scan, params);
+  if (text !== null) {
+    const matches = textMatch(text, params);
+    where += ` AND ((j.label IS NOT NULL AND ${matches('j.label')})
+       OR EXISTS (SELECT 1 FROM journey_aliases a
+                   WHERE a.project_id = j.project_id AND a.journey_id = j.id
+                     AND a.display_value IS NOT NULL AND ${matches('a.display_value')}))`;
+  }
+  const since = params.add(scan.sinceUs.toString());
+  const bucket = params.add(bucketUs.toString());
+  const sql = `SELECT ((${epochMicrosSql('j.last_event_at')})::int8 - ${since}::int8) / ${bucket}::int8 AS bucket, j.status, count(*)::int AS count
+      FROM journeys j WHERE ${where} GROUP BY 1, 2`;
+  const rows = (await db.query<{ bucket: string; status: string; count: number }>(sql, params.values)).rows;
+  return rows.map((row) => ({ bucket: Number(row.bucket), status: row.status, count: row.count }));
+}

@@ -76,7 +76,7 @@ async function environmentFilter(db: Queryable, scope: ReadScope, name: string |
   return (await findEnvironment(db, scope.projectId, name))?.id ?? undefined;
 }
 
-async function baseScan(deps: ReadDeps, scope: ReadScope, params: JourneyPageParams): Promise<JourneyScan | null> {
+export async function baseScan(deps: ReadDeps, scope: ReadScope, params: JourneyPageParams): Promise<JourneyScan | null> {
   const environmentId = await environmentFilter(deps.db, scope, params.environment);
   if (environmentId === undefined) return null;
   return {

@@ -56,6 +56,36 @@ async function loadReplayable(deps: ReplayDeps, projectId: string, input: Replay
   return { event: { inputText, output: event.output }, destination };
 }
 
+/** What a preview shows as the x-service-replay value: a real send gets a fresh run id. */
+export const PREVIEW_RUN_ID = '(run id, set when sent)';
+
+export interface ReplayPreview {
+  method: ReplayInput['method'];
+  url: string;
+  /** Destination header values are "[REDACTED]"; jtrace's own headers are shown. */
+  headers: Record<string, string>;
+  /** The exact body text a send would carry: the event's recorded input. */
+  body: string;
+  /** Set when a send would be stored as a blocked run and nothing would leave the server. */
+  blocked: BlockedReason | null;
+}
+
+/** What createReplay would send, with the same refusals, sending and storing nothing. */
+export async function previewReplay(deps: ReplayDeps, projectId: string, input: ReplayInput): Promise<ReplayPreview> {
+  const { event, destination } = await loadReplayable(deps, projectId, input);
+  const target = buildTargetUrl(destination.base_url, input.path);
+  let blocked: BlockedReason | null = null;
+  if (!isHostAllowed(target.hostname, deps.allowedHosts)) blocked = 'host_not_allowed';
+  else if (decryptHeaders(deps.keyring, destination.headers_encrypted) === null) blocked = 'headers_key_not_configured';
+  return {
+    method: input.method,
+    url: target.toString(),
+    headers: storedRequestHeaders(destination.header_names, replayOwnHeaders(deps.version, PREVIEW_RUN_ID)),
+    body: event.inputText,
+    blocked,
+  };
+}
+
 type RunStart = Pick<NewRun, 'id' | 'eventId' | 'destinationId' | 'method' | 'path' | 'requestPayloadText' | 'requestHeaders' | 'createdAt'>;
 
 /**

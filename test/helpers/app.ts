@@ -16,6 +16,8 @@ export interface TestAppOptions {
   keyring?: Keyring;
   now?: () => number;
   adminToken?: string;
+  /** The built web interface to serve; default none (pages answer 503). */
+  webRoot?: string;
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -32,6 +34,7 @@ export async function buildTestApp(pool: Pool, options: TestAppOptions = {}): Pr
     metrics: createMetrics(pool),
     build: { version: '0.0.0', source: 'package' },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.webRoot ? { webRoot: options.webRoot } : {}),
   };
   const app = await buildApp(deps);
   await app.ready();

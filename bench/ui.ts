@@ -1,0 +1,108 @@
+// Interface benchmark (npm run bench:ui; not a test): time until the journeys page and a journey
+// page of 1,000 events are usable in Chromium, against the real server on a throw-away embedded
+// database. Prints a table and replaces the `## Web interface` section of docs/benchmarks.md.
+// BENCH_UI_RUNS sets the runs per page (default 5; the first run of each page is a warm-up).
+import os from 'node:os';
+import type { Page } from 'playwright-core';
+import { createKeyring } from '../src/crypto/keyring.ts';
+import { seedProject, TEST_ENCRYPTION_KEY } from '../test/helpers/app.ts';
+import { launchBrowser } from '../test/browser/browser.ts';
+import { loadDemo } from '../test/browser/demo-data.ts';
+import { longJourney, sendEvents } from '../test/browser/journeys.ts';
+import { startServer } from '../test/browser/server.ts';
+import { signedInPage, startDatabase } from '../test/browser/stack.ts';
+import { percentiles, writeSection } from './query-report.ts';
+
+const RUNS = Number(process.env.BENCH_UI_RUNS ?? 5);
+const EVENTS = 1000;
+
+const stack = await startDatabase();
+const server = await startServer(stack);
+const browser = await launchBrowser({ width: 1440, height: 900 });
+try {
+  const demo = await loadDemo(stack.pool, server.baseUrl);
+  const bench = await seedProject(stack.pool, createKeyring({ current: TEST_ENCRYPTION_KEY }), 'bench');
+  const journeyId = 'jrn_bench_long';
+  const started = Date.now();
+  await sendEvents(server.baseUrl, bench.apiKey, longJourney(journeyId, EVENTS, 'production'));
+  console.log(`sent ${EVENTS} events in ${Date.now() - started} ms`);
+  const first = await signedInPage(browser.context, server.baseUrl, '/ui/');
+  await first.close();
+
+  /**
+   * Milliseconds from navigation until `ready` resolves in a fresh tab (session cookie kept), or
+   * the duration `ready` measured itself when it returns one.
+   */
+  async function time(path: string, ready: (page: Page) => Promise<number | void>): Promise<number[]> {
+    const samples: number[] = [];
+    for (let run = 0; run < RUNS; run += 1) {
+      const page = await browser.context.newPage();
+      const t0 = performance.now();
+      await page.goto(server.baseUrl + path);
+      const measured = await ready(page);
+      if (run > 0) samples.push(typeof measured === 'number' ? measured : performance.now() - t0);
+      await page.close();
+    }
+    return samples;
+  }
+
+  const results: { name: string; samples: number[] }[] = [];
+  results.push({
+    name: 'Journeys page (last day, demo data): list and chart drawn',
+    samples: await time(`/ui/projects/${demo.projectId}/journeys`, async (page) => {
+      await page.locator('table.journeys tbody tr').first().waitFor();
+      await page.locator('.chart svg').waitFor();
+    }),
+  });
+  const journeyPath = `/ui/projects/${bench.projectId}/journeys/${journeyId}`;
+  results.push({
+    name: `Journey of ${EVENTS} events: heading, waterfall and first 100 timeline rows`,
+    samples: await time(journeyPath, async (page) => {
+      await page.locator('.timeline .event').nth(99).waitFor();
+      await page.locator('.waterfall svg').waitFor();
+    }),
+  });
+  results.push({
+    name: `Journey of ${EVENTS} events: all ${EVENTS} rows after 9 "Load more"`,
+    samples: await time(journeyPath, async (page) => {
+      const more = page.getByRole('button', { name: /Load more events/ });
+      for (let pageNo = 1; pageNo < EVENTS / 100; pageNo += 1) {
+        await more.click();
+        await page.locator('.timeline .event').nth((pageNo + 1) * 100 - 1).waitFor();
+      }
+    }),
+  });
+  results.push({
+    name: `Journey of ${EVENTS} events: key "j" until the next event's detail is shown`,
+    samples: await time(`${journeyPath}?event=${journeyId}_e10`, async (page) => {
+      await page.getByRole('heading', { level: 2, name: /step-10 / }).waitFor();
+      const t0 = performance.now();
+      await page.keyboard.press('j');
+      await page.getByRole('heading', { level: 2, name: /step-11 / }).waitFor();
+      return performance.now() - t0;
+    }),
+  });
+
+  const rows = results.map(({ name, samples }) => {
+    const p = percentiles(samples);
+    return `| ${name} | ${samples.length} | ${p.p50.toFixed(0)} | ${p.p95.toFixed(0)} |`;
+  });
+  const section = [
+    '## Web interface',
+    '',
+    `\`npm run bench:ui\`: Chromium ${browser.context.browser()?.version() ?? ''} (headless, Debian) against the real server and an embedded`,
+    `PostgreSQL on this machine (${os.cpus().length} cores, Node ${process.version}); a fresh tab per run with the session cookie`,
+    'already set, timed from navigation until the page is usable. The first run of each page is a warm-up and not counted.',
+    '',
+    '| Page | Runs | p50 ms | p95 ms |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+  console.log(section);
+  writeSection(new URL('../docs/benchmarks.md', import.meta.url), '## Web interface', section);
+} finally {
+  await browser.close();
+  await server.close();
+  await stack.stop();
+}

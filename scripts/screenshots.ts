@@ -1,0 +1,57 @@
+// Writes docs/images/*.png: the journeys list, a journey with its diff, a replay result, from the
+// demo data on a throw-away database (npm run screenshots; needs web/dist and /usr/bin/chromium).
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { launchBrowser } from '../test/browser/browser.ts';
+import { loadDemo } from '../test/browser/demo-data.ts';
+import { startEchoDestination, startServer } from '../test/browser/server.ts';
+import { signedInPage, startDatabase } from '../test/browser/stack.ts';
+import { adminApi, findLostPhone } from '../test/browser/subjects.ts';
+
+const OUT = path.resolve(import.meta.dirname, '../docs/images');
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(OUT, name), fullPage: false });
+  console.log(`wrote docs/images/${name}`);
+}
+
+const stack = await startDatabase();
+const server = await startServer(stack);
+const echo = await startEchoDestination();
+const browser = await launchBrowser({ width: 1440, height: 900 });
+try {
+  mkdirSync(OUT, { recursive: true });
+  const demo = await loadDemo(stack.pool, server.baseUrl);
+  const { journey, eventId } = await findLostPhone(adminApi(server.baseUrl, demo.projectId));
+
+  const list = await signedInPage(browser.context, server.baseUrl, `/ui/projects/${demo.projectId}/journeys?window=hour`);
+  await list.locator('table.journeys tbody tr').first().waitFor();
+  await list.locator('.chart svg rect').first().waitFor();
+  await shoot(list, 'journeys.png');
+
+  const journeyPath = `/ui/projects/${demo.projectId}/journeys/${encodeURIComponent(journey.journeyId)}?event=${encodeURIComponent(eventId)}`;
+  await list.goto(server.baseUrl + journeyPath);
+  await list.locator('table.diff').first().waitFor();
+  await shoot(list, 'journey-diff.png');
+
+  const replay = list;
+  await replay.getByRole('heading', { name: 'Replay this event' }).waitFor();
+  if (await replay.getByRole('heading', { name: 'No replay destination yet' }).isVisible()) {
+    await replay.getByLabel('Base URL').fill(echo.url);
+    await replay.getByRole('button', { name: 'Create destination' }).click();
+  }
+  await replay.getByLabel('Path').fill('/contacts/replay');
+  await replay.getByRole('button', { name: 'Preview' }).click();
+  await replay.getByRole('button', { name: 'Send replay' }).click();
+  const result = replay.getByRole('region', { name: 'Replay result' });
+  await result.waitFor();
+  await replay.locator('.detail-column').evaluate((column) => column.scrollTo(0, column.scrollHeight));
+  await result.scrollIntoViewIfNeeded();
+  await shoot(replay, 'replay.png');
+} finally {
+  await browser.close();
+  await echo.close();
+  await server.close();
+  await stack.stop();
+}

@@ -1,0 +1,79 @@
+// `jtrace demo`: a project of realistic journeys to explore the web interface with. Events go
+// through the real ingestion route (an in-process server on the CLI's database), so what the
+// interface shows is exactly what ingestion stores. Re-running adds nothing twice: journeys
+// already stored are skipped, and nothing at all is created when every one is there.
+
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { buildApp } from '../../app.ts';
+import { createApiKey } from '../../auth/api-key-service.ts';
+import { readBuildInfo } from '../../health/build-info.ts';
+import { createMetrics } from '../../metrics/metrics.ts';
+import { createProject, findProjectBySlug } from '../../projects/projects-sql.ts';
+import { getJourneyDetail } from '../../query/details.ts';
+import { DEMO_ENVIRONMENT, DEMO_PROJECT_SLUG, buildDemoJourneys, type DemoJourney } from '../../web/demo-journeys.ts';
+import type { Command } from '../command.ts';
+import { EXIT_FAILED, EXIT_OK } from '../context.ts';
+
+interface BatchAnswer {
+  data: { results: Array<{ status: string; error?: { code: string } }> };
+}
+
+export const demoCommand: Command = {
+  name: 'demo',
+  usage: 'demo',
+  summary: 'create project demo with a few dozen example journeys (idempotent)',
+  spec: { positionals: [] },
+  async run(ctx) {
+    return ctx.withServices(async ({ pool, keyring, config }) => {
+      const project = (await findProjectBySlug(pool, DEMO_PROJECT_SLUG)) ?? (await createProject(pool, DEMO_PROJECT_SLUG, 'Demo'));
+      const scope = { projectId: project.id, environmentId: null, environmentName: null };
+      const journeys = buildDemoJourneys(Date.now());
+      const missing: DemoJourney[] = [];
+      for (const journey of journeys) {
+        if ((await getJourneyDetail(pool, keyring, scope, journey.journeyId)) === null) missing.push(journey);
+      }
+      if (missing.length > 0) {
+        const key = await createApiKey(pool, keyring, {
+          projectSlug: DEMO_PROJECT_SLUG,
+          environmentName: DEMO_ENVIRONMENT,
+          name: 'demo',
+          defaultRetentionDays: config.defaultRetentionDays,
+        });
+        const app = await buildApp({
+          config,
+          pool,
+          keyring,
+          // The in-process server is only asked to ingest: its admin token is never used.
+          adminToken: randomBytes(32).toString('hex'),
+          logger: pino({ level: 'silent' }),
+          metrics: createMetrics(),
+          build: readBuildInfo(),
+        });
+        try {
+          for (const journey of missing) {
+            const response = await app.inject({
+              method: 'POST',
+              url: '/v1/events/batch',
+              headers: { authorization: `Bearer ${key.apiKey}` },
+              payload: { events: journey.events.map((event) => ({ protocolVersion: '0.1', event: { environment: DEMO_ENVIRONMENT, ...event } })) },
+            });
+            const results = response.statusCode === 202 ? (response.json() as BatchAnswer).data.results : [];
+            const refused = results.find((result) => result.status !== 'accepted');
+            if (results.length !== journey.events.length || refused) {
+              const reason = refused?.error?.code ?? `HTTP ${response.statusCode}`;
+              ctx.io.err(`jtrace demo: ingestion refused an event of ${journey.journeyId} (${reason})`);
+              return EXIT_FAILED;
+            }
+          }
+        } finally {
+          await app.close();
+        }
+      }
+      ctx.io.out(`project ${DEMO_PROJECT_SLUG} (${project.id}): ${missing.length} journeys added, ${journeys.length - missing.length} already there`);
+      for (const journey of journeys) ctx.io.out(`${journey.journeyId}\t${journey.entityId}\t${journey.outcome}`);
+      ctx.io.out('Open the web interface (npm start, then http://127.0.0.1:8080/ui/) and sign in with the admin token.');
+      return EXIT_OK;
+    });
+  },
+};

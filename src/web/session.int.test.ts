@@ -1,0 +1,186 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ADMIN_TOKEN, bearer } from '../../test/helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { SESSION_LIFETIME_SECONDS } from './session-token.ts';
+import { SAME_ORIGIN, clock, cookieHeader, expectError, signIn, signInRequest, uniqueAddress, webApp } from './test-kit.ts';
+
+const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+const WRONG_TOKEN = 'wrong-admin-token-0123456789abcdefghijklmn';
+
+let db: TestDatabase;
+const apps: FastifyInstance[] = [];
+
+async function app(options: Parameters<typeof webApp>[1] = {}) {
+  const built = await webApp(db, options);
+  apps.push(built);
+  return built;
+}
+
+function getSession(target: FastifyInstance, cookie?: string) {
+  return target.inject({ method: 'GET', url: '/ui/api/session', headers: cookie ? { cookie } : {} });
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+
+afterAll(async () => {
+  await Promise.all(apps.map((a) => a.close()));
+  await db.drop();
+});
+
+describe('sign-in', () => {
+  it('sets an HttpOnly, SameSite=Strict cookie on /ui for 12 hours, holding no admin token', async () => {
+    const target = await app();
+    const response = await signInRequest(target, TEST_ADMIN_TOKEN);
+    expect(response.statusCode).toBe(204);
+    const setCookie = String(response.headers['set-cookie']);
+    expect(setCookie).toMatch(/^jtrace_session=[^;]+; Max-Age=43200; Path=\/ui; HttpOnly; SameSite=Strict$/);
+    expect(setCookie).not.toContain('Secure');
+    expect(setCookie).not.toContain(TEST_ADMIN_TOKEN);
+    expect(JSON.stringify(response.headers)).not.toContain(TEST_ADMIN_TOKEN);
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+
+  it('marks the cookie Secure when the request came over https through a trusted proxy', async () => {
+    const target = await app({ config: { trustedProxyCount: 1 } });
+    const response = await signInRequest(target, TEST_ADMIN_TOKEN, {
+      headers: { host: 'jtrace.example', 'x-forwarded-proto': 'https', origin: 'https://jtrace.example' },
+    });
+    expect(response.statusCode).toBe(204);
+    expect(String(response.headers['set-cookie'])).toMatch(/; Secure(;|$)/);
+    // Without a trusted proxy the header is the client's word and is ignored.
+    const direct = await signInRequest(await app(), TEST_ADMIN_TOKEN, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(String(direct.headers['set-cookie'])).not.toContain('Secure');
+  });
+
+  it('refuses a wrong token with 401 and a body without a token with 400', async () => {
+    const target = await app();
+    expectError(await signInRequest(target, WRONG_TOKEN), 401, 'unauthorized');
+    const noToken = await target.inject({ method: 'POST', url: '/ui/api/session', headers: SAME_ORIGIN, payload: { password: 'x' } });
+    expectError(noToken, 400, 'invalid_request');
+  });
+
+  it('locks the address after five refusals, even for the right token, with Retry-After', async () => {
+    const target = await app();
+    const remoteAddress = uniqueAddress();
+    for (let i = 0; i < 5; i++) expectError(await signInRequest(target, WRONG_TOKEN, { remoteAddress }), 401, 'unauthorized');
+    const locked = await signInRequest(target, TEST_ADMIN_TOKEN, { remoteAddress });
+    expectError(locked, 429, 'too_many_attempts');
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(locked.headers['set-cookie']).toBeUndefined();
+    // Another address is not affected.
+    expect((await signInRequest(target, TEST_ADMIN_TOKEN)).statusCode).toBe(204);
+  });
+
+  it('shares the lock with the admin token in an Authorization header', async () => {
+    const target = await app();
+    const remoteAddress = uniqueAddress();
+    for (let i = 0; i < 3; i++) {
+      const response = await target.inject({ method: 'GET', url: '/v1/projects', headers: bearer(WRONG_TOKEN), remoteAddress });
+      expectError(response, 401, 'unauthorized');
+    }
+    for (let i = 0; i < 2; i++) expectError(await signInRequest(target, WRONG_TOKEN, { remoteAddress }), 401, 'unauthorized');
+    const api = await target.inject({ method: 'GET', url: '/v1/projects', headers: bearer(TEST_ADMIN_TOKEN), remoteAddress });
+    expectError(api, 429, 'too_many_attempts');
+  });
+});
+
+describe('the session cookie', () => {
+  it('answers its expiry, and is refused once 12 hours have passed', async () => {
+    const time = clock(T0);
+    const target = await app({ now: time.now });
+    const cookie = await signIn(target);
+    const current = await getSession(target, cookie);
+    expect(current.statusCode).toBe(200);
+    expect(current.json()).toEqual({ data: { expiresAt: new Date(T0 + SESSION_LIFETIME_SECONDS * 1000).toISOString() } });
+    time.advance(SESSION_LIFETIME_SECONDS * 1000 - 1000);
+    expect((await getSession(target, cookie)).statusCode).toBe(200);
+    time.advance(1000);
+    expectError(await getSession(target, cookie), 401, 'unauthorized');
+    expectError(await target.inject({ method: 'GET', url: '/ui/api/v1/projects', headers: { cookie } }), 401, 'unauthorized');
+  });
+
+  it('is refused when missing or tampered with', async () => {
+    const target = await app();
+    const cookie = await signIn(target);
+    expectError(await getSession(target), 401, 'unauthorized');
+    const [id, expiry, mac] = cookie.slice('jtrace_session='.length).split('.') as [string, string, string];
+    const tampered = [
+      `jtrace_session=${id}.${Number(expiry) + 3600}.${mac}`,
+      `jtrace_session=${id}.${expiry}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`,
+      `jtrace_session=${id}.${expiry}`,
+      'jtrace_session=',
+      `other=${id}.${expiry}.${mac}`,
+    ];
+    for (const bad of tampered) expectError(await getSession(target, bad), 401, 'unauthorized');
+  });
+
+  it('is refused by a server whose ADMIN_TOKEN changed', async () => {
+    const cookie = await signIn(await app());
+    const rotated = await app({ adminToken: `${TEST_ADMIN_TOKEN}-rotated` });
+    expectError(await getSession(rotated, cookie), 401, 'unauthorized');
+    expectError(await rotated.inject({ method: 'GET', url: '/ui/api/v1/projects', headers: { cookie } }), 401, 'unauthorized');
+    // The same token on another server instance keeps the session.
+    expect((await getSession(await app(), cookie)).statusCode).toBe(200);
+  });
+
+  it('is cleared and refused after sign-out, even when a copy is replayed', async () => {
+    const target = await app();
+    const cookie = await signIn(target);
+    const out = await target.inject({ method: 'DELETE', url: '/ui/api/session', headers: { cookie, ...SAME_ORIGIN } });
+    expect(out.statusCode).toBe(204);
+    expect(String(out.headers['set-cookie'])).toMatch(/^jtrace_session=; Max-Age=0; Path=\/ui; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/);
+    expectError(await getSession(target, cookie), 401, 'unauthorized');
+    expectError(await target.inject({ method: 'GET', url: '/ui/api/v1/projects', headers: { cookie } }), 401, 'unauthorized');
+    // Signing out twice, or without a session, is still 204.
+    expect((await target.inject({ method: 'DELETE', url: '/ui/api/session', headers: { cookie, ...SAME_ORIGIN } })).statusCode).toBe(204);
+    expect((await target.inject({ method: 'DELETE', url: '/ui/api/session', headers: SAME_ORIGIN })).statusCode).toBe(204);
+    // A new sign-in works.
+    expect((await getSession(target, await signIn(target))).statusCode).toBe(200);
+  });
+
+  it('is not sent to, nor accepted by, the /v1 routes', async () => {
+    const target = await app();
+    const cookie = await signIn(target);
+    expectError(await target.inject({ method: 'GET', url: '/v1/projects', headers: { cookie } }), 401, 'unauthorized');
+  });
+});
+
+describe('Origin check', () => {
+  it('refuses state-changing requests without the server origin with 403 forbidden_origin', async () => {
+    const target = await app();
+    const cookie = await signIn(target);
+    const cases = [
+      { method: 'POST' as const, url: '/ui/api/session', payload: { token: TEST_ADMIN_TOKEN } },
+      { method: 'DELETE' as const, url: '/ui/api/session' },
+      { method: 'DELETE' as const, url: '/ui/api/v1/journeys/j-1' },
+      { method: 'POST' as const, url: '/ui/api/v1/replays', payload: {} },
+      { method: 'POST' as const, url: '/ui/api/v1/replay-destinations', payload: {} },
+    ];
+    for (const origin of [undefined, 'http://evil.example', 'http://localhost:8080', 'https://localhost', 'null', 'http://localhost/']) {
+      for (const c of cases) {
+        const headers: Record<string, string> = { cookie, ...(origin === undefined ? {} : { origin }) };
+        expectError(await target.inject({ ...c, headers }), 403, 'forbidden_origin');
+      }
+    }
+    // The session survived every refused sign-out.
+    expect((await getSession(target, cookie)).statusCode).toBe(200);
+    // Reads need no Origin.
+    expect((await target.inject({ method: 'GET', url: '/ui/api/v1/projects', headers: { cookie } })).statusCode).toBe(200);
+  });
+
+  it('accepts the origin the Host header names, in any case and with an explicit port', async () => {
+    const target = await app();
+    const response = await target.inject({
+      method: 'POST',
+      url: '/ui/api/session',
+      headers: { host: 'JTrace.Example:8443', origin: 'http://jtrace.example:8443' },
+      payload: { token: TEST_ADMIN_TOKEN },
+      remoteAddress: uniqueAddress(),
+    });
+    expect(response.statusCode).toBe(204);
+    expect(cookieHeader(response)).toMatch(/^jtrace_session=/);
+  });
+});

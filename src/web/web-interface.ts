@@ -1,0 +1,101 @@
+import path from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import type { AuthContext } from '../auth/credentials.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import { AppError } from '../http/errors.ts';
+import type { ReplayDeps } from '../replay/replays.ts';
+import { registerInterfaceDataRoutes } from './data-routes.ts';
+import { registerPages } from './pages.ts';
+import { isSameOrigin } from './request-origin.ts';
+import { readSession, registerSessionRoutes, type SessionDeps } from './session.ts';
+import { deriveSessionKey } from './session-token.ts';
+
+export interface WebInterfaceDeps {
+  auth: AuthContext;
+  /** The built front end (web/dist); null or a missing folder: pages answer 503. */
+  webRoot: string | null;
+  keyring: Keyring;
+  replay: ReplayDeps;
+  /** Registers the API's route registrations on a scope with the given credential context. */
+  registerApiRoutes: (scope: FastifyInstance, auth: AuthContext) => void;
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+// Without 'unsafe-inline': scripts and style sheets run only with this response's nonce (added
+// by @fastify/helmet to script-src and style-src) or from the server itself.
+const CSP_DIRECTIVES = {
+  'default-src': ["'self'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'", 'data:'],
+  'connect-src': ["'self'"],
+  'frame-ancestors': ["'none'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'self'"],
+  'object-src': ["'none'"],
+};
+
+/**
+ * The web interface under /ui: pages, built assets, the session routes and, under /ui/api, the
+ * API's own routes with the session cookie as the credential (docs/web-interface.md).
+ */
+export async function registerWebInterface(app: FastifyInstance, deps: WebInterfaceDeps): Promise<void> {
+  app.get('/', async (_request, reply) => reply.redirect('/ui/', 302));
+
+  await app.register(
+    async (ui) => {
+      await ui.register(fastifyCookie, { hook: 'onRequest' });
+      await ui.register(fastifyHelmet, {
+        enableCSPNonces: true,
+        contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
+        referrerPolicy: { policy: 'no-referrer' },
+        frameguard: { action: 'deny' },
+        // HSTS is the TLS terminator's decision: jtrace itself may be served over plain http.
+        strictTransportSecurity: false,
+      });
+
+      await ui.register(async (dynamic) => {
+        dynamic.addHook('onRequest', async (_request, reply) => {
+          reply.header('cache-control', 'no-store');
+        });
+        registerPages(dynamic, deps.webRoot);
+        await dynamic.register(async (api) => registerUiApi(api, deps), { prefix: '/api' });
+      });
+
+      if (deps.webRoot !== null) {
+        await ui.register(fastifyStatic, {
+          root: path.join(deps.webRoot, 'assets'),
+          prefix: '/assets/',
+          // Built assets carry a content hash in their names.
+          maxAge: '365d',
+          immutable: true,
+          index: false,
+          decorateReply: false,
+          logLevel: 'silent',
+        });
+      }
+    },
+    { prefix: '/ui' },
+  );
+}
+
+async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Promise<void> {
+  const auth = deps.auth;
+  const sessionDeps: SessionDeps = { auth, key: deriveSessionKey(auth.adminToken) };
+
+  // Cross-site requests cannot sign in, sign out or change anything, even with the cookie.
+  api.addHook('onRequest', async (request) => {
+    if (STATE_CHANGING.has(request.method) && !isSameOrigin(request, auth.trustedProxyCount)) {
+      throw new AppError('forbidden_origin', 'The request must come from the interface itself (Origin header).');
+    }
+  });
+
+  registerSessionRoutes(api, sessionDeps);
+  const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readSession(request, sessionDeps)) !== null };
+  deps.registerApiRoutes(api, sessionAuth);
+  registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay });
+}

@@ -1,0 +1,115 @@
+// The shell: session check, project selection from the path, one page per route.
+import { useEffect, useState } from 'react';
+import { request, setUnauthorizedHandler, type Project } from './api.ts';
+import { ErrorMessage, Loading } from './components/common.tsx';
+import { Link, navigate, useLocation } from './router.tsx';
+import { SignInPage } from './pages/sign-in.tsx';
+import { ProjectsPage } from './pages/projects.tsx';
+import { JourneysPage } from './pages/journeys.tsx';
+import { SearchPage } from './pages/search.tsx';
+import { JourneyPage } from './pages/journey.tsx';
+import { HeaderSearch } from './pages/header-search.tsx';
+
+type Session = 'checking' | 'signed-in' | 'signed-out';
+
+function signInPath(): string {
+  const next = location.pathname + location.search;
+  return '/sign-in' + (next.startsWith('/ui/') && !next.startsWith('/ui/sign-in') ? '?next=' + encodeURIComponent(next) : '');
+}
+
+export function App() {
+  const loc = useLocation();
+  const [session, setSession] = useState<Session>(loc.path === '/sign-in' ? 'signed-out' : 'checking');
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      setSession('signed-out');
+      navigate(signInPath(), { replace: true });
+    });
+    if (loc.path === '/sign-in') return;
+    request('/session', { quietUnauthorized: true }).then(
+      () => setSession('signed-in'),
+      () => {
+        setSession('signed-out');
+        navigate(signInPath(), { replace: true });
+      },
+    );
+    // Checked once at load; later 401s come through the handler above.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  if (loc.path === '/sign-in') return <SignInPage onSignedIn={() => setSession('signed-in')} />;
+  if (session !== 'signed-in') return <main className="centered"><Loading what="your session" /></main>;
+  return <SignedIn />;
+}
+
+function SignedIn() {
+  const loc = useLocation();
+  const [projects, setProjects] = useState<Project[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    request<{ items: Project[] }>('/v1/projects').then((data) => setProjects(data.items), setError);
+  }, []);
+
+  const match = /^\/projects\/([^/]+)(\/.*)?$/.exec(loc.path);
+  const project = match && projects ? (projects.find((p) => p.id === match[1]) ?? null) : null;
+
+  useEffect(() => {
+    if (projects && projects.length === 1 && !match) navigate(`/projects/${projects[0]!.id}/journeys`, { replace: true });
+  }, [projects, match]);
+
+  const signOut = async () => {
+    await request('/session', { method: 'DELETE' }).catch(() => undefined);
+    navigate('/sign-in', { replace: true });
+  };
+
+  let page;
+  if (error) page = <ErrorMessage error={error} />;
+  else if (!projects) page = <Loading what="projects" />;
+  else if (!match) page = <ProjectsPage projects={projects} />;
+  else if (!project) page = <ErrorMessage error="This project does not exist. Choose another one." />;
+  else page = <ProjectRoute project={project} rest={match[2] ?? '/'} params={loc.params} />;
+
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link to="/" className="brand">
+          jtrace
+        </Link>
+        {project ? (
+          <>
+            <nav aria-label="Project">
+              {projects && projects.length > 1 ? (
+                <Link to="/">{project.name} ▾</Link>
+              ) : (
+                <span className="project-name">{project.name}</span>
+              )}
+              <Link to={`/projects/${project.id}/journeys`} aria-current={match?.[2]?.startsWith('/journeys') && !loc.params.has('status') ? 'page' : undefined}>
+                Journeys
+              </Link>
+              <Link to={`/projects/${project.id}/journeys?window=day&status=failed`} aria-current={loc.params.get('status') === 'failed' ? 'page' : undefined}>
+                Failures
+              </Link>
+            </nav>
+            <HeaderSearch projectId={project.id} initial={match?.[2] === '/search' ? (loc.params.get('q') ?? '') : ''} />
+          </>
+        ) : null}
+        <button type="button" className="link-button sign-out" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main">{page}</main>
+    </>
+  );
+}
+
+function ProjectRoute({ project, rest, params }: { project: Project; rest: string; params: URLSearchParams }) {
+  if (rest === '/search') return <SearchPage project={project} q={params.get('q') ?? ''} />;
+  const journey = /^\/journeys\/([^/]+)$/.exec(rest);
+  if (journey) return <JourneyPage project={project} journeyId={decodeURIComponent(journey[1]!)} params={params} />;
+  if (rest === '/journeys' || rest === '/') return <JourneysPage project={project} params={params} />;
+  return <ErrorMessage error="There is no page here." />;
+}

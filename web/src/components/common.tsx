@@ -1,0 +1,43 @@
+import type { ReactNode } from 'react';
+import type { JourneyStatus } from '../api.ts';
+
+export function StatusBadge({ status }: { status: JourneyStatus | string }) {
+  return <span className={`badge badge-${status}`}>{status}</span>;
+}
+
+/** A command to copy, shown exactly as it must be typed. */
+export function Command({ children }: { children: string }) {
+  return (
+    <pre className="command">
+      <code>{children}</code>
+    </pre>
+  );
+}
+
+/** An empty state that teaches: what is missing and the exact commands that fix it. */
+export function EmptyState({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className="empty" aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (error === null || error === undefined) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <p className="error-message" role="alert">
+      {message}
+    </p>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="loading" role="status">
+      Loading {what}…
+    </p>
+  );
+}

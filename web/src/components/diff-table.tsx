@@ -1,0 +1,56 @@
+import type { ComparisonRow, DiffRow } from '../api.ts';
+import { formatValue } from '../lib/format.ts';
+
+const KIND_LABEL: Record<string, string> = {
+  lost: 'lost',
+  renamed: 'renamed',
+  changed: 'changed',
+  added: 'added',
+  removed: 'removed',
+};
+
+/** Field-level differences; the server already puts lost values first and pairs renames. */
+export function DiffTable({ rows, caption, beforeLabel, afterLabel }: {
+  rows: (DiffRow | ComparisonRow)[];
+  caption: string;
+  beforeLabel: string;
+  afterLabel: string;
+}) {
+  if (rows.length === 0) return <p className="muted">{caption}: no differences.</p>;
+  return (
+    <table className="diff">
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Change</th>
+          <th scope="col">Field</th>
+          <th scope="col">{beforeLabel}</th>
+          <th scope="col">{afterLabel}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row, index) => (
+          <tr key={index} className={`diff-${row.kind}`}>
+            <td>
+              <span className={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind] ?? row.kind}</span>
+            </td>
+            <td>
+              <code>{row.path === '' ? '(whole value)' : row.path}</code>
+              {'renamedFrom' in row && row.renamedFrom !== undefined ? (
+                <div className="sub">
+                  from <code>{row.renamedFrom}</code>
+                </div>
+              ) : null}
+            </td>
+            <td>
+              <code>{'before' in row ? formatValue(row.before) : '(missing)'}</code>
+            </td>
+            <td>
+              <code>{'after' in row ? formatValue(row.after) : '(missing)'}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,110 @@
+import { useEffect, useState, type ReactNode } from 'react';
+import { request, type DiffRow, type EventDetail, type Project } from '../api.ts';
+import { formatDuration, formatJson, formatTime } from '../lib/format.ts';
+import { clockSkewMs } from '../lib/timeline.ts';
+import { ErrorMessage, Loading } from './common.tsx';
+import { DiffTable } from './diff-table.tsx';
+import { ReplayPanel } from './replay-panel.tsx';
+
+function Json({ title, value }: { title: string; value: unknown }) {
+  if (value === null || value === undefined) return null;
+  return (
+    <details className="json" open>
+      <summary>{title}</summary>
+      <pre tabIndex={0}>{formatJson(value)}</pre>
+    </details>
+  );
+}
+
+function Fact({ name, children }: { name: string; children: ReactNode }) {
+  return (
+    <div className="fact">
+      <dt>{name}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+/** Everything recorded about one event: payloads, error, metadata, aliases, its diff and replay. */
+export function EventDetailPanel({ project, eventId }: { project: Project; eventId: string }) {
+  const [event, setEvent] = useState<EventDetail | null>(null);
+  const [diff, setDiff] = useState<{ rows: DiffRow[]; truncated: boolean } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const options = { projectId: project.id, signal: controller.signal };
+    const ignoreAbort = (e: unknown) => {
+      if (!controller.signal.aborted) setError(e);
+    };
+    setEvent(null);
+    setDiff(null);
+    setError(null);
+    request<EventDetail>(`/v1/events/${encodeURIComponent(eventId)}`, options).then((detail) => {
+      setEvent(detail);
+      if (detail.hasInput && detail.hasOutput) {
+        request<{ rows: DiffRow[]; truncated: boolean }>(`/v1/events/${encodeURIComponent(eventId)}/diff`, options).then(setDiff, ignoreAbort);
+      }
+    }, ignoreAbort);
+    return () => controller.abort();
+  }, [project.id, eventId]);
+
+  if (error) return <ErrorMessage error={error} />;
+  if (!event) return <Loading what="the event" />;
+  const skew = clockSkewMs(event);
+  const ids: [string, string | null][] = [
+    ['Event', event.id],
+    ['Parent event', event.parentEventId],
+    ['Trace', event.traceId],
+    ['Span', event.spanId],
+    ['Message', event.messageId],
+    ['Correlation', event.correlationId],
+  ];
+  return (
+    <section className="event-detail" aria-labelledby="event-heading">
+      <h2 id="event-heading">
+        {event.service} · {event.name} <span className="muted">({event.operation})</span>
+      </h2>
+      <dl className="facts">
+        <Fact name="Happened">{formatTime(event.eventTimestamp)}</Fact>
+        <Fact name="Arrived">
+          {formatTime(event.receivedAt)}
+          {skew !== null ? <span className="flag flag-skew">clock skew of {formatDuration(Math.abs(skew))}</span> : null}
+        </Fact>
+        <Fact name="Duration">{formatDuration(event.durationMs)}</Fact>
+        {ids
+          .filter(([, value]) => value)
+          .map(([name, value]) => (
+            <Fact key={name} name={name}>
+              <code>{value}</code>
+            </Fact>
+          ))}
+        {event.aliases && event.aliases.length > 0 ? (
+          <Fact name="Aliases">{event.aliases.map((alias) => `${alias.type}: ${alias.displayValue ?? '(unreadable)'}`).join(' · ')}</Fact>
+        ) : null}
+      </dl>
+      {event.error ? (
+        <div className="event-error" role="group" aria-label="Error">
+          <h3>Error</h3>
+          <p>
+            {event.error.type ? <strong>{event.error.type}: </strong> : null}
+            {event.error.message}
+            {event.error.code ? <span className="muted"> (code {event.error.code})</span> : null}
+          </p>
+          {event.error.stack ? <pre tabIndex={0}>{event.error.stack}</pre> : null}
+        </div>
+      ) : null}
+      {diff ? <DiffTable rows={diff.rows} caption="What this step changed (input → output)" beforeLabel="Input" afterLabel="Output" /> : null}
+      {diff?.truncated ? <p className="muted">Only the first {diff.rows.length} differences are shown.</p> : null}
+      {event.hasInput && event.hasOutput && !diff ? <Loading what="the diff" /> : null}
+      <div className="payloads">
+        <Json title="Input" value={event.inputPayload} />
+        <Json title="Output" value={event.outputPayload} />
+      </div>
+      <Json title="Custom metadata" value={event.customMetadata} />
+      <Json title="Runtime" value={event.runtimeMetadata} />
+      <Json title="Deployment" value={event.deploymentMetadata} />
+      {event.hasInput ? <ReplayPanel project={project} event={event} /> : <p className="muted">This event recorded no input, so it cannot be replayed.</p>}
+    </section>
+  );
+}

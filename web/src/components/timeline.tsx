@@ -1,0 +1,65 @@
+import { useEffect, useRef } from 'react';
+import { formatDuration, formatTime } from '../lib/format.ts';
+import type { TimelineEntry, TimelineItem } from '../lib/timeline.ts';
+
+function EventLine({ entry, selected, attempt, onSelect }: { entry: TimelineEntry; selected: boolean; attempt?: number; onSelect: (id: string) => void }) {
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (selected) ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [selected]);
+  const { event } = entry;
+  return (
+    <li ref={ref} className={['event', entry.failed ? 'event-failed' : '', selected ? 'event-selected' : ''].join(' ')}>
+      <button type="button" className="event-button" aria-current={selected ? 'true' : undefined} onClick={() => onSelect(event.id)}>
+        <span className="col-gap">{entry.gapMs === null ? '' : `+${formatDuration(entry.gapMs)}`}</span>
+        <span className="col-main">
+          {attempt !== undefined ? <span className="attempt">attempt {attempt}</span> : null}
+          <span className="col-service">{event.service}</span> <span className="col-name">{event.name}</span>{' '}
+          <span className="col-op">{event.operation}</span>
+        </span>
+        <span className="col-duration">{formatDuration(event.durationMs)}</span>
+        <span className="col-second">
+          <time dateTime={event.eventTimestamp}>{formatTime(event.eventTimestamp)}</time>
+          {entry.failed ? <span className="flag flag-failed">{attempt !== undefined ? 'failed' : 'failure'}</span> : attempt !== undefined ? <span className="flag flag-ok">succeeded</span> : null}
+          {entry.skewMs !== null ? (
+            <span className="flag flag-skew" title={`Stamped ${formatDuration(Math.abs(entry.skewMs))} ${entry.skewMs > 0 ? 'after' : 'before'} it arrived`}>
+              clock skew {entry.skewMs > 0 ? '+' : '−'}
+              {formatDuration(Math.abs(entry.skewMs))}
+            </span>
+          ) : null}
+        </span>
+      </button>
+    </li>
+  );
+}
+
+/** The journey's steps in timeline order; retried steps grouped with each attempt's outcome. */
+export function Timeline({ items, selectedId, onSelect }: { items: TimelineItem[]; selectedId: string | null; onSelect: (id: string) => void }) {
+  return (
+    <ol className="timeline" aria-label="Timeline (j/k or arrow keys move between events)">
+      {items.map((item) =>
+        item.kind === 'event' ? (
+          <EventLine key={item.entry.event.id} entry={item.entry} selected={item.entry.event.id === selectedId} onSelect={onSelect} />
+        ) : (
+          <li key={item.key} className="attempts">
+            <div className="attempts-heading">
+              {item.service} · {item.name}: {item.attempts.length} attempts,{' '}
+              {outcome(item.attempts)}
+            </div>
+            <ol>
+              {item.attempts.map((attempt, index) => (
+                <EventLine key={attempt.event.id} entry={attempt} attempt={index + 1} selected={attempt.event.id === selectedId} onSelect={onSelect} />
+              ))}
+            </ol>
+          </li>
+        ),
+      )}
+    </ol>
+  );
+}
+
+function outcome(attempts: TimelineEntry[]): string {
+  const failed = attempts.filter((attempt) => attempt.failed).length;
+  const last = attempts[attempts.length - 1]!;
+  return `${failed} failed, last ${last.failed ? 'failed' : 'succeeded'}`;
+}

@@ -1,0 +1,46 @@
+import { useRef, useState } from 'react';
+import { request, type JourneyDetail, type Project } from '../api.ts';
+import { ErrorMessage } from '../components/common.tsx';
+import { navigate } from '../router.tsx';
+
+/** Deleting is final: the confirmation names the journey and what goes with it. */
+export function DeleteJourney({ project, journey, title }: { project: Project; journey: JourneyDetail; title: string }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const confirm = async () => {
+    setBusy(true);
+    try {
+      await request(`/v1/journeys/${encodeURIComponent(journey.journeyId)}`, { method: 'DELETE', projectId: project.id });
+      dialog.current?.close();
+      navigate(`/projects/${project.id}/journeys?deleted=1`);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className="danger" onClick={() => dialog.current?.showModal()}>
+        Delete…
+      </button>
+      <dialog ref={dialog} aria-labelledby="delete-heading" className="confirm">
+        <h2 id="delete-heading">Delete the journey “{title}”?</h2>
+        <p>
+          This deletes its {journey.eventCount} events, its aliases and the replay runs of its events, for {journey.entity.type}{' '}
+          <code>{journey.entity.id}</code>. It cannot be undone.
+        </p>
+        <ErrorMessage error={error} />
+        <div className="dialog-actions">
+          <button type="button" autoFocus onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button type="button" className="danger" onClick={confirm} disabled={busy}>
+            Delete journey
+          </button>
+        </div>
+      </dialog>
+    </>
+  );
+}

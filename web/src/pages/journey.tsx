@@ -1,0 +1,142 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { request, type EventRow, type JourneyDetail, type Page, type Project } from '../api.ts';
+import { ErrorMessage, Loading, StatusBadge } from '../components/common.tsx';
+import { EventDetailPanel } from '../components/event-detail.tsx';
+import { Timeline } from '../components/timeline.tsx';
+import { Waterfall } from '../components/waterfall.tsx';
+import { formatTime, journeyTitle } from '../lib/format.ts';
+import { displayOrder, groupRetries, timelineEntries } from '../lib/timeline.ts';
+import { navigate, withParams } from '../router.tsx';
+import { DeleteJourney } from './delete-journey.tsx';
+import { useKeyboardMoves } from './keyboard.ts';
+
+const EVENT_PAGE = 100;
+const LIVE_INTERVAL_MS = 3000;
+
+export function JourneyPage({ project, journeyId, params }: { project: Project; journeyId: string; params: URLSearchParams }) {
+  const [journey, setJourney] = useState<JourneyDetail | null>(null);
+  const [events, setEvents] = useState<EventRow[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [live, setLive] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const selectedId = params.get('event');
+  const base = `/projects/${project.id}/journeys/${encodeURIComponent(journeyId)}`;
+  const path = `/v1/journeys/${encodeURIComponent(journeyId)}`;
+  const options = useMemo(() => ({ projectId: project.id }), [project.id]);
+
+  /** Reads the journey and at least `want` events, page by page. */
+  const load = useCallback(
+    async (want: number) => {
+      const detail = await request<JourneyDetail>(path, options);
+      const rows: EventRow[] = [];
+      let next: string | null = null;
+      do {
+        const page: Page<EventRow> = await request<Page<EventRow>>(`${path}/events?limit=${EVENT_PAGE}${next ? '&cursor=' + encodeURIComponent(next) : ''}`, options);
+        rows.push(...page.items);
+        next = page.nextCursor;
+      } while (next && rows.length < want);
+      setJourney(detail);
+      setEvents(rows);
+      setCursor(next);
+    },
+    [path, options],
+  );
+
+  useEffect(() => {
+    setJourney(null);
+    setEvents([]);
+    setError(null);
+    load(EVENT_PAGE).catch(setError);
+  }, [load]);
+
+  useEffect(() => {
+    if (journey) document.title = `${journeyTitle(journey)} · ${project.name} · jtrace`;
+  }, [journey, project.name]);
+
+  // Live: re-read while the toggle is on; new events of an active journey appear as they arrive.
+  const loadedCount = useRef(0);
+  loadedCount.current = events.length;
+  useEffect(() => {
+    if (!live) return;
+    const timer = setInterval(() => {
+      load(Math.max(EVENT_PAGE, loadedCount.current + EVENT_PAGE)).catch(setError);
+    }, LIVE_INTERVAL_MS);
+    return () => clearInterval(timer);
+  }, [live, load]);
+
+  const loadMore = async () => {
+    if (!cursor) return;
+    setLoadingMore(true);
+    try {
+      const page = await request<Page<EventRow>>(`${path}/events?limit=${EVENT_PAGE}&cursor=${encodeURIComponent(cursor)}`, options);
+      setEvents((rows) => [...rows, ...page.items]);
+      setCursor(page.nextCursor);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  const items = useMemo(() => groupRetries(timelineEntries(events)), [events]);
+  const order = useMemo(() => displayOrder(items), [items]);
+  const select = useCallback((id: string) => navigate(base + withParams(params, { event: id }), { replace: true }), [base, params]);
+  useKeyboardMoves(order, selectedId, select);
+
+  if (error) return <ErrorMessage error={error} />;
+  if (!journey) return <Loading what="the journey" />;
+  const title = journeyTitle(journey);
+  return (
+    <>
+      <div className="page-heading">
+        <h1>{title}</h1>
+        <StatusBadge status={journey.status} />
+        <div className="actions">
+          <button type="button" className={live ? 'toggle on' : 'toggle'} aria-pressed={live} onClick={() => setLive(!live)}>
+            Live
+          </button>
+          <DeleteJourney project={project} journey={journey} title={title} />
+        </div>
+      </div>
+      <p className="journey-meta">
+        {journey.entity.type} <code>{journey.entity.id}</code> · {journey.environment} · {journey.eventCount} events · started{' '}
+        {formatTime(journey.startedAt)} · last activity {formatTime(journey.lastEventAt)}
+        {journey.failedStep ? <span className="failed-step"> · failed at {journey.failedStep}</span> : null}
+      </p>
+      {journey.aliases.length > 0 ? (
+        <p className="aka">
+          Also known as:{' '}
+          {journey.aliases.map((alias) => (
+            <span key={alias.type} className="alias-chip">
+              {alias.type}: {alias.displayValue ?? '(unreadable)'}
+            </span>
+          ))}
+        </p>
+      ) : null}
+      {live ? (
+        <p className="muted" role="status">
+          Following this journey: new events appear as they arrive.
+        </p>
+      ) : null}
+      <Waterfall events={events} selectedId={selectedId} onSelect={select} />
+      <div className="journey-body">
+        <section aria-labelledby="timeline-heading" className="timeline-column">
+          <h2 id="timeline-heading">Timeline</h2>
+          <p className="muted hint">
+            Select an event; <kbd>j</kbd>/<kbd>k</kbd> or <kbd>↓</kbd>/<kbd>↑</kbd> move between events.
+          </p>
+          <Timeline items={items} selectedId={selectedId} onSelect={select} />
+          {cursor ? (
+            <button type="button" onClick={loadMore} disabled={loadingMore}>
+              {loadingMore ? 'Loading…' : `Load more events (${events.length} of ${journey.eventCount})`}
+            </button>
+          ) : null}
+        </section>
+        <div className="detail-column">
+          {selectedId ? <EventDetailPanel project={project} eventId={selectedId} /> : <p className="muted">Select an event to see its input, output, error and diff.</p>}
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,62 @@
+// The journeys list's filters live in the URL so that a view can be shared and reloaded.
+
+export const WINDOWS = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000 } as const;
+export type WindowName = keyof typeof WINDOWS | 'custom';
+export const FILTER_KEYS = ['status', 'environment', 'service', 'entityType', 'q'] as const;
+
+export interface ListFilters {
+  window: WindowName;
+  since: string;
+  until: string | undefined;
+  status: string | undefined;
+  environment: string | undefined;
+  service: string | undefined;
+  entityType: string | undefined;
+  q: string | undefined;
+}
+
+function isoOrUndefined(value: string | null): string | undefined {
+  if (!value) return undefined;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+}
+
+/**
+ * A relative window is measured from now at each load; `at` pins its start while paging
+ * (the API asks for a fixed since across pages).
+ */
+export function filtersFromParams(params: URLSearchParams, now = Date.now()): ListFilters {
+  const requested = params.get('window') ?? 'day';
+  const window: WindowName = requested in WINDOWS || requested === 'custom' ? (requested as WindowName) : 'day';
+  const relativeSince = new Date(now - WINDOWS[window === 'custom' ? 'day' : window]).toISOString();
+  const since = isoOrUndefined(params.get('at')) ?? (window === 'custom' ? isoOrUndefined(params.get('since')) : undefined) ?? relativeSince;
+  const pick = (key: string) => params.get(key)?.trim() || undefined;
+  return {
+    window,
+    since,
+    until: window === 'custom' ? isoOrUndefined(params.get('until')) : undefined,
+    status: pick('status'),
+    environment: pick('environment'),
+    service: pick('service'),
+    entityType: pick('entityType'),
+    q: pick('q'),
+  };
+}
+
+/** The API's query parameters for these filters (shared by the list and its chart). */
+export function apiParams(filters: ListFilters): Record<string, string | undefined> {
+  const { window: _window, ...rest } = filters;
+  return rest;
+}
+
+export function hasNarrowingFilter(filters: ListFilters): boolean {
+  return FILTER_KEYS.some((key) => filters[key] !== undefined);
+}
+
+/** A `datetime-local` input's value for an ISO instant, in the browser's time zone. */
+export function localInputValue(iso: string | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}

@@ -1,0 +1,187 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { query, request, type Activity, type JourneySummary, type Page, type Project } from '../api.ts';
+import { ActivityChart } from '../components/activity-chart.tsx';
+import { Command, EmptyState, ErrorMessage, Loading } from '../components/common.tsx';
+import { JourneyTable } from '../components/journey-table.tsx';
+import { navigate, withParams } from '../router.tsx';
+import { apiParams, filtersFromParams, hasNarrowingFilter, localInputValue, type ListFilters } from './journeys-filters.ts';
+
+const PAGE_SIZE = 50;
+
+export function JourneysPage({ project, params }: { project: Project; params: URLSearchParams }) {
+  const key = params.toString();
+  const [filters, setFilters] = useState<ListFilters>(() => filtersFromParams(params));
+  const [page, setPage] = useState<Page<JourneySummary> | null>(null);
+  const [activity, setActivity] = useState<Activity | null>(null);
+  const [everSent, setEverSent] = useState<boolean | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const base = `/projects/${project.id}/journeys`;
+
+  useEffect(() => {
+    const current = filtersFromParams(new URLSearchParams(key));
+    setFilters(current);
+    setPage(null);
+    setError(null);
+    document.title = `${current.status === 'failed' ? 'Failures' : 'Journeys'} · ${project.name} · jtrace`;
+    const cursor = new URLSearchParams(key).get('cursor') ?? undefined;
+    const options = { projectId: project.id };
+    request<Page<JourneySummary>>('/v1/journeys' + query({ ...apiParams(current), limit: PAGE_SIZE, cursor }), options).then(setPage, setError);
+    request<Activity>('/v1/journeys/activity' + query({ ...apiParams(current), buckets: 60 }), options).then(setActivity, setError);
+  }, [key, project.id, project.name]);
+
+  // Tell "nothing in this window" from "nothing ever sent", to show the right commands.
+  useEffect(() => {
+    if (page && page.items.length === 0 && !hasNarrowingFilter(filters) && project.environments.length > 0) {
+      request<Page<JourneySummary>>('/v1/journeys' + query({ since: '1970-01-01T00:00:00.000Z', limit: 1 }), { projectId: project.id }).then(
+        (all) => setEverSent(all.items.length > 0),
+        setError,
+      );
+    }
+  }, [page, filters, project]);
+
+  const go = (changes: Record<string, string | null | undefined>) => navigate(base + withParams(params, { cursor: null, at: null, deleted: null, ...changes }));
+
+  const apply = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const text = (name: string) => String(form.get(name) ?? '').trim() || null;
+    const window = text('window') ?? 'day';
+    const localIso = (name: string) => (text(name) ? new Date(text(name)!).toISOString() : null);
+    go({
+      window,
+      since: window === 'custom' ? localIso('since') : null,
+      until: window === 'custom' ? localIso('until') : null,
+      status: text('status'),
+      environment: text('environment'),
+      service: text('service'),
+      entityType: text('entityType'),
+      q: text('q'),
+    });
+  };
+
+  const failuresOnly = filters.status === 'failed';
+  return (
+    <>
+      <div className="page-heading">
+        <h1>{failuresOnly ? 'Failed journeys' : 'Journeys'}</h1>
+        <button type="button" className={failuresOnly ? 'toggle on' : 'toggle'} aria-pressed={failuresOnly} onClick={() => go({ status: failuresOnly ? null : 'failed' })}>
+          Failures only
+        </button>
+      </div>
+      <form className="filters" onSubmit={apply} key={key} aria-label="Journey filters">
+        <label>
+          Window
+          <select name="window" defaultValue={filters.window} onChange={(event) => event.currentTarget.form?.requestSubmit()}>
+            <option value="hour">Last hour</option>
+            <option value="day">Last day</option>
+            <option value="week">Last week</option>
+            <option value="month">Last 30 days</option>
+            <option value="custom">Custom…</option>
+          </select>
+        </label>
+        {filters.window === 'custom' ? (
+          <>
+            <label>
+              From
+              <input type="datetime-local" name="since" defaultValue={localInputValue(filters.since)} />
+            </label>
+            <label>
+              To
+              <input type="datetime-local" name="until" defaultValue={localInputValue(filters.until)} />
+            </label>
+          </>
+        ) : null}
+        <label>
+          Status
+          <select name="status" defaultValue={filters.status ?? ''} onChange={(event) => event.currentTarget.form?.requestSubmit()}>
+            <option value="">Any</option>
+            <option value="active">Active</option>
+            <option value="completed">Completed</option>
+            <option value="failed">Failed</option>
+          </select>
+        </label>
+        <label>
+          Environment
+          <select name="environment" defaultValue={filters.environment ?? ''} onChange={(event) => event.currentTarget.form?.requestSubmit()}>
+            <option value="">Every environment</option>
+            {project.environments.map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Entity type
+          <input name="entityType" defaultValue={filters.entityType ?? ''} size={10} />
+        </label>
+        <label>
+          Service
+          <input name="service" defaultValue={filters.service ?? ''} size={12} />
+        </label>
+        <label>
+          Contains
+          <input name="q" type="search" defaultValue={filters.q ?? ''} size={16} placeholder="label or alias" />
+        </label>
+        <button type="submit">Apply</button>
+      </form>
+      {params.get('deleted') ? <p role="status" className="notice">The journey was deleted.</p> : null}
+      <ErrorMessage error={error} />
+      {activity ? <ActivityChart activity={activity} /> : null}
+      {!page && !error ? <Loading what="journeys" /> : null}
+      {page && page.items.length === 0 ? <EmptyList project={project} filters={filters} everSent={everSent} /> : null}
+      {page && page.items.length > 0 ? (
+        <>
+          <JourneyTable projectId={project.id} items={page.items} caption={`${failuresOnly ? 'Failed journeys' : 'Journeys'}, most recent activity first`} />
+          <nav className="pager" aria-label="Pages">
+            {params.has('cursor') ? (
+              <button type="button" onClick={() => go({})}>
+                First page
+              </button>
+            ) : null}
+            {page.nextCursor ? (
+              <button type="button" onClick={() => navigate(base + withParams(params, { cursor: page.nextCursor, at: filters.since }))}>
+                Next page
+              </button>
+            ) : null}
+          </nav>
+        </>
+      ) : null}
+    </>
+  );
+}
+
+function EmptyList({ project, filters, everSent }: { project: Project; filters: ListFilters; everSent: boolean | null }) {
+  if (project.environments.length === 0) {
+    return (
+      <EmptyState title="No API key yet">
+        <p>Services send events with an API key. Create one for an environment of {project.name}:</p>
+        <Command>{`npx jtrace key:create ${project.slug} production "my service"`}</Command>
+        <p>The key is printed once. Then send a first event (next step appears here).</p>
+      </EmptyState>
+    );
+  }
+  if (hasNarrowingFilter(filters) || everSent !== false) {
+    return <p role="status">No journey matches these filters in this window. Widen the window or clear a filter.</p>;
+  }
+  const environment = project.environments[0]!;
+  const event = {
+    protocolVersion: '0.1',
+    event: {
+      id: 'evt_first',
+      journeyId: 'jrn_first',
+      environment,
+      service: 'checkout',
+      entity: { type: 'order', id: 'order-1' },
+      operation: 'received',
+      name: 'receive-order',
+      timestamp: new Date().toISOString(),
+    },
+  };
+  return (
+    <EmptyState title="No events yet">
+      <p>Nothing has been sent to {project.name}. Send a first event with the API key of {environment}:</p>
+      <Command>{`curl -X POST ${location.origin}/v1/events \\\n  -H "authorization: Bearer $JTRACE_API_KEY" \\\n  -H 'content-type: application/json' \\\n  -d '${JSON.stringify(event)}'`}</Command>
+      <p>Or load realistic demo data into a project named demo:</p>
+      <Command>npx jtrace demo</Command>
+    </EmptyState>
+  );
+}

@@ -1,0 +1,72 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { ApiError, request } from '../api.ts';
+import { navigate, useLocation } from '../router.tsx';
+
+export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
+  const loc = useLocation();
+  const [token, setToken] = useState('');
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    document.title = 'Sign in · jtrace';
+    input.current?.focus();
+  }, []);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setMessage(null);
+    try {
+      await request('/session', { method: 'POST', body: { token: token.trim() }, quietUnauthorized: true });
+      onSignedIn();
+      const next = loc.params.get('next');
+      navigate(next && next.startsWith('/ui/') && !next.startsWith('//') ? next : '/', { replace: true });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'too_many_attempts') {
+        const wait = error.retryAfterSeconds;
+        setMessage(`Too many failed attempts from this address. Try again ${wait ? `in ${wait} seconds` : 'later'}.`);
+      } else if (error instanceof ApiError && error.status === 401) {
+        setMessage('That token was not accepted. Check the admin token and try again.');
+      } else {
+        setMessage(error instanceof Error ? error.message : 'Sign-in failed.');
+      }
+      setToken('');
+      input.current?.focus();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="centered sign-in">
+      <h1>Sign in to jtrace</h1>
+      <form onSubmit={submit} className="card">
+        <label htmlFor="token">Admin token</label>
+        <input
+          ref={input}
+          id="token"
+          name="token"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={token}
+          onChange={(event) => setToken(event.target.value)}
+          aria-describedby="token-help"
+        />
+        <p id="token-help" className="muted">
+          The server's <code>ADMIN_TOKEN</code>. With the embedded database, <code>npm start</code> prints where it is
+          stored (<code>.data/secrets.env</code>).
+        </p>
+        {message ? (
+          <p className="error-message" role="alert">
+            {message}
+          </p>
+        ) : null}
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+      </form>
+    </main>
+  );
+}
