@@ -102,3 +102,14 @@ describe('resolveClientAddress', () => {
     expect(throttleKey(chosen)).toBe('2001:db8:0:1::/64');
   });
 });
+
+describe('parseAddress on ipaddr.js keeps the embedded-IPv4 rules', () => {
+  it('refuses leading zeros in an embedded IPv4 tail and keeps ::1.2.3.4 apart from the mapped form', () => {
+    expect(parseAddress('::ffff:01.2.3.4')).toBeNull();
+    expect(parseAddress('ffff::ffff:1.2.3.04')).toBeNull();
+    expect(parseAddress('::1.2.3.4')).toEqual({ family: 6, groups: [0, 0, 0, 0, 0, 0, 0x102, 0x304] });
+    expect(parseAddress('::ffff:1.2.3.4')).toEqual({ family: 6, groups: [0, 0, 0, 0, 0, 0xffff, 0x102, 0x304] });
+    expect(parseAddress('1:2:3:4:5:6:7::8')).toBeNull();
+    expect(parseAddress('1::2::3')).toBeNull();
+  });
+});

@@ -1,65 +1,38 @@
 // Which address a request comes from, and under which key its failed credentials are counted
 // (interface-spec 5, "Throttling of failed credentials", rules 5 and 6).
 //
-// Parsing is done by hand rather than with node:net so that one function sees every form we
-// accept (brackets, ports, zones, `::` compression, embedded IPv4) and turns them into a single
-// canonical key.
+// ipaddr.js parses the addresses themselves (`::` compression, embedded IPv4); this file peels
+// off what sockets and proxies add around them (brackets, ports, zones) and turns every form
+// into a single canonical key.
+
+import ipaddr from 'ipaddr.js';
 
 export type ParsedAddress =
   | { family: 4; octets: [number, number, number, number] }
   | { family: 6; groups: number[] };
 
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-const HEX_GROUP = /^[0-9a-f]{1,4}$/;
 // Longest textual IPv6 with a zone we care about; anything longer is not an address.
 const MAX_ADDRESS_CHARS = 128;
 
-function parseIPv4(text: string): [number, number, number, number] | null {
-  const m = IPV4.exec(text);
-  if (m === null) return null;
-  const octets: number[] = [];
-  for (const part of m.slice(1, 5) as string[]) {
-    // Leading zeros are refused: some parsers read them as octal, so their meaning is unclear.
-    if (part.length > 1 && part.startsWith('0')) return null;
-    const n = Number(part);
-    if (n > 255) return null;
-    octets.push(n);
+/** An address without port, brackets or zone, parsed by ipaddr.js; null when it is none. */
+function parseBare(text: string): ParsedAddress | null {
+  // Four-part decimal only: leading zeros (read as octal by some parsers) and the short forms
+  // inet_aton accepts (`127.1`) have no clear meaning.
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) {
+    return { family: 4, octets: ipaddr.IPv4.parse(text).octets as [number, number, number, number] };
   }
-  return octets as [number, number, number, number];
-}
-
-function parseGroups(text: string): number[] | null {
-  if (text === '') return [];
-  const groups: number[] = [];
-  const parts = text.split(':');
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i] as string;
-    // An embedded IPv4 address may only be the last part (`::ffff:1.2.3.4`).
-    if (i === parts.length - 1 && part.includes('.')) {
-      const v4 = parseIPv4(part);
-      if (v4 === null) return null;
-      groups.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
-    } else if (HEX_GROUP.test(part)) {
-      groups.push(parseInt(part, 16));
-    } else {
-      return null;
-    }
+  if (!text.includes(':')) return null;
+  // An embedded IPv4 tail is read here: ipaddr.js would accept leading zeros in it and turn
+  // `::1.2.3.4` into the mapped `::ffff:1.2.3.4`, which is another address.
+  const lastColon = text.lastIndexOf(':');
+  const tail = text.slice(lastColon + 1);
+  let hex = text;
+  if (tail.includes('.')) {
+    if (!ipaddr.IPv4.isValidFourPartDecimal(tail)) return null;
+    const [a, b, c, d] = ipaddr.IPv4.parse(tail).octets as [number, number, number, number];
+    hex = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  return groups;
-}
-
-function parseIPv6(text: string): number[] | null {
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const head = parseGroups(halves[0] as string);
-  if (head === null) return null;
-  if (halves.length === 1) return head.length === 8 ? head : null;
-  const tail = parseGroups(halves[1] as string);
-  if (tail === null) return null;
-  // `::` stands for at least one zero group.
-  const missing = 8 - head.length - tail.length;
-  if (missing < 1) return null;
-  return [...head, ...new Array<number>(missing).fill(0), ...tail];
+  return ipaddr.IPv6.isValid(hex) ? { family: 6, groups: ipaddr.IPv6.parse(hex).parts } : null;
 }
 
 /**
@@ -80,13 +53,9 @@ export function parseAddress(input: string): ParsedAddress | null {
     // IPv4 with a port; an unbracketed IPv6 never has dots before its first colon.
     text = text.slice(0, text.indexOf(':'));
   }
-  const v4 = parseIPv4(text);
-  if (v4 !== null) return { family: 4, octets: v4 };
   const zone = text.indexOf('%');
-  if (zone >= 0) text = text.slice(0, zone);
-  if (!text.includes(':')) return null;
-  const groups = parseIPv6(text);
-  return groups === null ? null : { family: 6, groups };
+  if (zone >= 0 && text.includes(':')) text = text.slice(0, zone);
+  return parseBare(text);
 }
 
 function isIPv4Mapped(groups: number[]): boolean {
