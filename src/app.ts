@@ -84,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.server.maxConnections = limits.maxConnections;
+
   trackRoutes(app);
   registerBodyParsers(app);
   registerErrorHandling(app);

@@ -20,8 +20,6 @@ export interface DeletionRouteDeps {
  * so input the database would refuse is refused before any query of the action (section 7).
  */
 export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRouteDeps): void {
-  // The credential is checked before any body is read (docs/hostile-input.md).
-  const credentialFirst = { preParsing: adminBeforeBody(deps.auth) };
   const admin = {
     tag: 'deletion',
     credential: (request: Parameters<typeof requireAdmin>[0]) => requireAdmin(request, deps.auth),
@@ -32,6 +30,8 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
 
   defineRoute(app, {
     method: 'DELETE',
+    // The credential is checked before any body is read (docs/hostile-input.md).
+    options: { preParsing: adminBeforeBody(deps.auth) },
     url: '/v1/journeys/:journeyId',
     contract: {
       ...admin,
@@ -39,7 +39,6 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
       answers: { 204: { description: 'Deleted.' } },
       errors: [...adminErrors, 'not_found', 'parameter_too_long'],
     },
-    options: credentialFirst,
     handler: async (request, reply) => {
       const { journeyId } = request.params as { journeyId: string };
       assertDeletableJourneyId(journeyId);
@@ -51,6 +50,8 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
 
   defineRoute(app, {
     method: 'POST',
+    // The credential is checked before any body is read (docs/hostile-input.md).
+    options: { preParsing: adminBeforeBody(deps.auth) },
     url: '/v1/erasures',
     contract: {
       ...admin,
@@ -59,7 +60,6 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
       answers: { 200: { description: 'The erasure result, or with dryRun the matching journeys.', schema: dataOf(recordSchema) } },
       errors: [...adminErrors, 'environment_not_found', 'malformed_json', 'unsupported_media_type', 'payload_too_large'],
     },
-    options: credentialFirst,
     handler: async (request) => {
       const input = parseErasureRequest(request.body);
       const projectId = await selectProject(request, deps.auth.db);

@@ -74,6 +74,8 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
     if (size === 0 && request.headers['content-type'] === undefined) throw malformed();
     return Readable.from([], { objectMode: false });
   };
+  // The key is checked before the body is read (credential-first.ts); a refused one still
+  // answers in the protocol's order, its query string read from the route's contract.
   const bodyOptions = {
     bodyLimit,
     onRequest: checkDeclaredSize,

@@ -30,8 +30,6 @@ const replayBody = z.object({
 
 /** Every replay route is admin-only (section 4); the credential is checked before the body. */
 export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps): void {
-  // The credential is checked before any body is read (docs/hostile-input.md).
-  const credentialFirst = { preParsing: adminBeforeBody(deps.auth) };
   const admin = {
     tag: 'replay',
     credential: (request: Parameters<typeof requireAdminProject>[0]) => requireAdminProject(request, deps.auth),
@@ -44,6 +42,8 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
 
   defineRoute(app, {
     method: 'POST',
+    // The credential is checked before any body is read (docs/hostile-input.md).
+    options: { preParsing: adminBeforeBody(deps.auth) },
     url: '/v1/replay-destinations',
     contract: {
       ...admin,
@@ -52,7 +52,6 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
       answers: { 201: one('The destination (headers masked).') },
       errors: [...adminErrors, ...bodyErrors, 'invalid_environment_type'],
     },
-    options: credentialFirst,
     handler: async (request, reply, { credential: projectId }) => {
       if (request.body === undefined) throw errors.invalidRequest('', 'The request needs a JSON body.');
       const destination = await createDestination(deps.pool, deps.keyring, projectId, parseNewDestination(request.body));
@@ -74,6 +73,8 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
 
   defineRoute(app, {
     method: 'DELETE',
+    // The credential is checked before any body is read (docs/hostile-input.md).
+    options: { preParsing: adminBeforeBody(deps.auth) },
     url: '/v1/replay-destinations/:destinationId',
     contract: {
       ...admin,
@@ -81,7 +82,6 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
       answers: { 204: { description: 'Deleted.' } },
       errors: [...adminErrors, 'invalid_request', 'not_found', 'parameter_too_long'],
     },
-    options: credentialFirst,
     handler: async (request, reply, { credential: projectId }) => {
       const id = (request.params as { destinationId: string }).destinationId;
       const kind = classifyDestinationId(id);
@@ -96,6 +96,8 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
 
   defineRoute(app, {
     method: 'POST',
+    // The credential is checked before any body is read (docs/hostile-input.md).
+    options: { preParsing: adminBeforeBody(deps.auth) },
     url: '/v1/replays',
     contract: {
       ...admin,
@@ -105,7 +107,6 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
       answers: { 200: one('The replay run.'), 422: one('The run, stored as blocked.') },
       errors: [...adminErrors, ...bodyErrors, 'not_found', 'no_captured_input', 'destination_disabled'],
     },
-    options: credentialFirst,
     handler: async (request, reply, { credential: projectId }) => {
       const run = await createReplay(deps, projectId, parseReplayInput(request.body));
       return reply.status(run.status === 'blocked' ? 422 : 200).send({ data: run });
