@@ -12,6 +12,8 @@ import { registerErrorHandling, sendError, toAppError } from './http/error-handl
 import { AppError } from './http/errors.ts';
 import { assertWellEncodedUrl, rawQueryString } from './http/query.ts';
 import { FailedCredentialThrottle } from './http/throttle.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { enforceRouteContract, trackRoutes } from './http/route-contract.ts';
 import { methodLabel, type Metrics } from './metrics/metrics.ts';
 import { registerProjectRoutes } from './projects/routes.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
@@ -64,6 +66,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
+  trackRoutes(app);
   registerBodyParsers(app);
   registerErrorHandling(app);
 
@@ -102,6 +105,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.metrics.queryTimeouts.inc({ route: request.routeOptions.url ?? 'unmatched' });
     }
   });
+
+  // Every route declares a contract; this one hook applies its order and query-string rules.
+  app.addHook('preHandler', enforceRouteContract);
+  await registerOpenApi(app);
 
   const auth: AuthContext = {
     db: deps.pool,

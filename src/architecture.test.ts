@@ -1,5 +1,7 @@
 // Dependency direction (docs/architecture.md): src/protocol is the kernel the SDK imports
-// unchanged, so it imports nothing outside itself, no Node built-in and no package.
+// unchanged, so it imports nothing outside itself, no Node built-in and no package; the other
+// kernel folders import no capability; a capability imports another only through its public
+// modules, named below.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +26,70 @@ export function importsOf(text: string): string[] {
   ];
   return patterns.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => m[1]!));
 }
+
+/** Folders every capability may use; they never import a capability. */
+const KERNEL = ['protocol', 'http', 'db', 'crypto', 'audit', 'metrics', 'config', 'runtime'];
+
+/**
+ * The public modules of each capability: what another capability or an entry (cli, app.ts,
+ * main.ts) may import. Everything else in a capability folder (its SQL above all) is internal.
+ */
+const PUBLIC_MODULES: Record<string, readonly string[]> = {
+  auth: ['credentials.ts', 'api-key-service.ts'],
+  // Projects have no service layer: their reads and writes are the functions of these files.
+  projects: ['projects-sql.ts', 'environments-sql.ts'],
+  // activity.ts: the journey chart of the web interface; journey-payloads.ts: forensics' reads.
+  query: ['details.ts', 'activity.ts', 'journey-payloads.ts'],
+  deletion: ['erasure.ts', 'erasure-input.ts', 'journey-delete.ts', 'range-delete.ts', 'range-dates.ts', 'retention-sweep.ts', 'limits.ts'],
+  replay: ['destinations.ts', 'replays.ts', 'replay-input.ts'],
+  rotation: ['reencrypt.ts', 'key-usage.ts', 'startup-check.ts'],
+  doctor: ['doctor.ts'],
+  // The CLI's context type is what doctor's checks run against.
+  cli: ['context.ts', 'run.ts'],
+  ingest: ['received-clock.ts', 'statistics-warmup.ts'],
+  health: ['routes.ts', 'build-info.ts'],
+  // The read-time diff the interface's event diff shows.
+  forensics: ['read-diff.ts'],
+  // The demo data set the CLI's demo command sends.
+  web: ['demo-journeys.ts'],
+};
+
+/** Files of src outside tests and test helpers, relative to src. */
+function productionFiles(): string[] {
+  return readdirSync(SRC, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.startsWith('test-'))
+    .map((e) => relative(SRC, join(e.parentPath, e.name)));
+}
+
+/** The top folder of a path relative to src, or null for a file directly in src. */
+function folderOf(path: string): string | null {
+  return path.includes('/') ? path.slice(0, path.indexOf('/')) : null;
+}
+
+/** Imports that break the direction: kernel → capability, capability → another's internals. */
+function directionViolations(): string[] {
+  const violations: string[] = [];
+  for (const file of productionFiles()) {
+    const from = folderOf(file);
+    for (const specifier of importsOf(readFileSync(join(SRC, file), 'utf8'))) {
+      if (!specifier.startsWith('.')) continue;
+      const target = relative(SRC, resolve(SRC, dirname(file), specifier));
+      const to = folderOf(target);
+      if (to === null || to === from || KERNEL.includes(to) || target.startsWith('..')) continue;
+      if (from !== null && KERNEL.includes(from)) violations.push(`${file} (kernel) imports capability file ${target}`);
+      else if (from !== null && !PUBLIC_MODULES[to]?.includes(target.slice(to.length + 1))) {
+        violations.push(`${file} imports ${target}, internal to ${to}`);
+      }
+    }
+  }
+  return violations;
+}
+
+describe('dependency direction', () => {
+  it('no kernel folder imports a capability, no capability imports internals of another', () => {
+    expect(directionViolations()).toEqual([]);
+  });
+});
 
 describe('importsOf', () => {
   it('finds every import form', () => {

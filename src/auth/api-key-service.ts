@@ -6,6 +6,9 @@ import { ensureEnvironment } from '../projects/environments-sql.ts';
 import { findProjectBySlug } from '../projects/projects-sql.ts';
 import { insertApiKey, revokeApiKey } from './api-keys-sql.ts';
 
+/** The key list of `keys:list`: the SQL read is the whole operation. */
+export { listApiKeys } from './api-keys-sql.ts';
+
 export const MAX_ENVIRONMENT_NAME_LENGTH = 64;
 
 export class NotFoundError extends Error {}

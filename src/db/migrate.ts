@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { ADVISORY_LOCK_KEYS } from './advisory-lock.ts';
 import os from 'node:os';
 import type { Pool, Queryable } from './pool.ts';
 import { withTransaction } from './pool.ts';
@@ -12,7 +13,7 @@ export interface Migration {
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 const FILE_PATTERN = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 /** Serialises creation of the bookkeeping tables between concurrent migrators. */
-const BOOTSTRAP_LOCK_KEY = 7_314_001;
+const BOOTSTRAP_LOCK_KEY = ADVISORY_LOCK_KEYS.migrations;
 
 export class MigrationLockedError extends Error {
   constructor() {

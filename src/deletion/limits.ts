@@ -16,9 +16,5 @@ export const MAX_ERASURE_DRY_RUN_JOURNEYS = 1000;
 /** Most journeys `delete:range --dry-run` prints; it prints the total as well. */
 export const MAX_RANGE_DRY_RUN_JOURNEYS = 1000;
 
-/**
- * The advisory lock key shared by the retention sweep and `delete:range`, so that only one of
- * them deletes by age at a time, across every process on the database. 7_314_001 is the
- * migration bootstrap lock (src/db/migrate.ts).
- */
-export const RETENTION_LOCK_KEY = 7_314_002;
+/** The lock shared by the retention sweep and `delete:range` (src/db/advisory-lock.ts). */
+export { RETENTION_LOCK_KEY } from '../db/advisory-lock.ts';

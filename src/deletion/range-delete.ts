@@ -1,11 +1,13 @@
 import { updateAudit } from '../audit/audit-log.ts';
 import type { Pool } from '../db/pool.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
-import { tryRetentionLock } from './advisory-lock.ts';
+import { RETENTION_LOCK_KEY, trySessionLock } from '../db/advisory-lock.ts';
 import { runAuditedBatches, type BatchHooks } from './audited-batches.ts';
 import { databaseNow, deleteByLastEventBatch } from './deletion-sql.ts';
 import { DELETION_BATCH_SIZE, MAX_RANGE_DRY_RUN_JOURNEYS } from './limits.ts';
 import { listRangeMatches, type MatchList } from './match-sql.ts';
+
+export type { MatchList };
 import type { DateRange } from './range-dates.ts';
 
 export interface RangeScope {
@@ -42,7 +44,7 @@ export async function previewRange(pool: Pool, scope: RangeScope, range: DateRan
  * run; when the lock's session dies between batches the run stops and the row says lockLost.
  */
 export async function deleteRange(pool: Pool, scope: RangeScope, range: DateRange, hooks: BatchHooks = {}): Promise<RangeOutcome> {
-  const lock = await tryRetentionLock(pool);
+  const lock = await trySessionLock(pool, RETENTION_LOCK_KEY);
   if (lock === null) return { kind: 'locked' };
   let lockLost = false;
   try {

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { tryRetentionLock, type HeldLock } from './advisory-lock.ts';
+import { RETENTION_LOCK_KEY, trySessionLock, type HeldLock } from '../db/advisory-lock.ts';
 import { deleteByLastEventBatch, liftStatementTimeout, listRetentionEnvironments } from './deletion-sql.ts';
 import { DELETION_BATCH_SIZE } from './limits.ts';
 
@@ -101,7 +101,7 @@ async function sweep(deps: RetentionSweeperDeps, shouldStop: () => boolean): Pro
   let outcome: SweepOutcome;
   let lock: HeldLock | null = null;
   try {
-    lock = await tryRetentionLock(deps.pool);
+    lock = await trySessionLock(deps.pool, RETENTION_LOCK_KEY);
     outcome = lock === null ? 'locked' : await sweepEnvironments(deps, lock, shouldStop, tally);
   } catch (error) {
     outcome = 'failed';

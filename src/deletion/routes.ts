@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { requireAdmin, selectProject, type AuthContext } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool } from '../db/pool.ts';
-import { parseQuery } from '../http/query.ts';
+import { dataOf, recordSchema } from '../http/answers.ts';
+import { defineRoute } from '../http/route-contract.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
-import { parseErasureRequest } from './erasure-input.ts';
+import { erasureRequestSchema, parseErasureRequest } from './erasure-input.ts';
 import { eraseIdentifier, previewErasure } from './erasure.ts';
 import { assertDeletableJourneyId, deleteJourney } from './journey-delete.ts';
 
@@ -19,26 +20,52 @@ export interface DeletionRouteDeps {
  * so input the database would refuse is refused before any query of the action (section 7).
  */
 export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRouteDeps): void {
-  app.delete<{ Params: { journeyId: string } }>('/v1/journeys/:journeyId', async (request, reply) => {
-    await requireAdmin(request, deps.auth);
-    parseQuery(request.raw.url ?? '', []);
-    assertDeletableJourneyId(request.params.journeyId);
-    const projectId = await selectProject(request, deps.auth.db);
-    await deleteJourney(deps.pool, projectId, request.params.journeyId);
-    return reply.status(204).send();
+  const admin = {
+    tag: 'deletion',
+    credential: (request: Parameters<typeof requireAdmin>[0]) => requireAdmin(request, deps.auth),
+    security: ['adminToken'],
+    query: {},
+  } as const;
+  const adminErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'invalid_request', 'bad_url', 'query_timeout', 'internal_error'] as const;
+
+  defineRoute(app, {
+    method: 'DELETE',
+    url: '/v1/journeys/:journeyId',
+    contract: {
+      ...admin,
+      summary: 'Delete a journey with its events',
+      answers: { 204: { description: 'Deleted.' } },
+      errors: [...adminErrors, 'not_found', 'parameter_too_long'],
+    },
+    handler: async (request, reply) => {
+      const { journeyId } = request.params as { journeyId: string };
+      assertDeletableJourneyId(journeyId);
+      const projectId = await selectProject(request, deps.auth.db);
+      await deleteJourney(deps.pool, projectId, journeyId);
+      return reply.status(204).send();
+    },
   });
 
-  app.post('/v1/erasures', async (request) => {
-    await requireAdmin(request, deps.auth);
-    parseQuery(request.raw.url ?? '', []);
-    const input = parseErasureRequest(request.body);
-    const projectId = await selectProject(request, deps.auth.db);
-    if (input.dryRun === true) {
-      const preview = await previewErasure(deps, projectId, input);
-      const journeys = preview.journeys.map((j) => ({ ...j, lastEventAt: formatTimestamp(j.lastEventAt.getTime()) }));
-      return { data: { journeys, total: preview.total } };
-    }
-    const onStoppedEarly = (errorType: string) => request.log.warn({ err: { type: errorType } }, 'erasure stopped part way');
-    return { data: await eraseIdentifier({ ...deps, onStoppedEarly }, projectId, input) };
+  defineRoute(app, {
+    method: 'POST',
+    url: '/v1/erasures',
+    contract: {
+      ...admin,
+      summary: 'Erase every journey of an identifier (or preview with dryRun)',
+      body: { schema: erasureRequestSchema },
+      answers: { 200: { description: 'The erasure result, or with dryRun the matching journeys.', schema: dataOf(recordSchema) } },
+      errors: [...adminErrors, 'environment_not_found', 'malformed_json', 'unsupported_media_type', 'payload_too_large'],
+    },
+    handler: async (request) => {
+      const input = parseErasureRequest(request.body);
+      const projectId = await selectProject(request, deps.auth.db);
+      if (input.dryRun === true) {
+        const preview = await previewErasure(deps, projectId, input);
+        const journeys = preview.journeys.map((j) => ({ ...j, lastEventAt: formatTimestamp(j.lastEventAt.getTime()) }));
+        return { data: { journeys, total: preview.total } };
+      }
+      const onStoppedEarly = (errorType: string) => request.log.warn({ err: { type: errorType } }, 'erasure stopped part way');
+      return { data: await eraseIdentifier({ ...deps, onStoppedEarly }, projectId, input) };
+    },
   });
 }

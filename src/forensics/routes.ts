@@ -6,7 +6,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { errors } from '../http/errors.ts';
-import { parseQuery } from '../http/query.ts';
+import { dataOf, recordSchema } from '../http/answers.ts';
+import { defineRoute } from '../http/route-contract.ts';
 import { getJourneyDetail } from '../query/details.ts';
 import { readJourneyPayloads, type JourneyPayloads } from '../query/journey-payloads.ts';
 import { compareJourneys } from './compare-journeys.ts';
@@ -17,7 +18,6 @@ import { MAX_FORENSICS_EVENTS, MAX_JOURNEY_ID_CODE_POINTS } from './limits.ts';
 
 export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring }): void {
   const db = deps.auth.db;
-  const url = (request: FastifyRequest) => request.raw.url ?? '';
   const reader = (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth);
   const journey = async (scope: ReadScope, id: string): Promise<JourneyPayloads> => {
     const read = readableId(id) ? await readJourneyPayloads(db, scope, id, MAX_FORENSICS_EVENTS) : null;
@@ -25,35 +25,55 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
     return read;
   };
 
-  app.get<{ Params: { journeyId: string } }>('/v1/journeys/:journeyId/fields', async (request) => {
-    const scope = await reader(request);
-    const path = parseQuery(url(request), ['path'] as const).path ?? '';
-    const segments = parseFieldPath(path);
-    if (typeof segments === 'string') throw errors.invalidQuery('path', segments);
-    const events = await journey(scope, request.params.journeyId);
-    return { data: { journeyId: request.params.journeyId, path, ...followField(events, segments) } };
+  const contract = {
+    credential: reader,
+    security: ['apiKey', 'adminToken'],
+    tag: 'forensics',
+    answers: { 200: { description: 'The forensics answer.', schema: dataOf(recordSchema) } },
+    errors: ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'not_found', 'query_timeout', 'internal_error'],
+  } as const;
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/journeys/:journeyId/fields',
+    contract: { ...contract, summary: 'Follow one field through a journey', query: { path: 'The field path, e.g. customer.phone.' } },
+    handler: async (request, _reply, { credential, query }) => {
+      const journeyId = (request.params as { journeyId: string }).journeyId;
+      const path = query.path ?? '';
+      const segments = parseFieldPath(path);
+      if (typeof segments === 'string') throw errors.invalidQuery('path', segments);
+      const events = await journey(credential, journeyId);
+      return { data: { journeyId, path, ...followField(events, segments) } };
+    },
   });
 
-  app.get<{ Params: { journeyId: string } }>('/v1/journeys/:journeyId/changes', async (request) => {
-    const scope = await reader(request);
-    parseQuery(url(request), []);
-    const events = await journey(scope, request.params.journeyId);
-    return { data: { journeyId: request.params.journeyId, ...listJourneyChanges(events) } };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/journeys/:journeyId/changes',
+    contract: { ...contract, summary: 'What changed along a journey', query: {} },
+    handler: async (request, _reply, { credential }) => {
+      const journeyId = (request.params as { journeyId: string }).journeyId;
+      const events = await journey(credential, journeyId);
+      return { data: { journeyId, ...listJourneyChanges(events) } };
+    },
   });
 
-  app.get('/v1/journeys/compare', async (request) => {
-    const scope = await reader(request);
-    const query = parseQuery(url(request), ['a', 'b'] as const);
-    for (const name of ['a', 'b'] as const) {
-      if ((query[name] ?? '') === '') throw errors.invalidQuery(name, `${name} is required: a journey id.`);
-    }
-    const [a, b] = [query.a!, query.b!];
-    const [eventsA, eventsB] = [await journey(scope, a), await journey(scope, b)];
-    // The journey read itself: alias values masked as it masks them.
-    const [journeyA, journeyB] = [await getJourneyDetail(db, deps.keyring, scope, a), await getJourneyDetail(db, deps.keyring, scope, b)];
-    if (journeyA === null || journeyB === null) throw errors.notFound('The journey was not found.');
-    const truncated = { a: eventsA.truncated, b: eventsB.truncated };
-    return { data: { a: journeyA, b: journeyB, truncated, ...compareJourneys(eventsA, eventsB) } };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/journeys/compare',
+    contract: { ...contract, summary: 'Compare two journeys', query: { a: 'A journey id.', b: 'Another journey id.' } },
+    handler: async (_request, _reply, { credential: scope, query }) => {
+      for (const name of ['a', 'b'] as const) {
+        if ((query[name] ?? '') === '') throw errors.invalidQuery(name, `${name} is required: a journey id.`);
+      }
+      const [a, b] = [query.a!, query.b!];
+      const [eventsA, eventsB] = [await journey(scope, a), await journey(scope, b)];
+      // The journey read itself: alias values masked as it masks them.
+      const [journeyA, journeyB] = [await getJourneyDetail(db, deps.keyring, scope, a), await getJourneyDetail(db, deps.keyring, scope, b)];
+      if (journeyA === null || journeyB === null) throw errors.notFound('The journey was not found.');
+      const truncated = { a: eventsA.truncated, b: eventsB.truncated };
+      return { data: { a: journeyA, b: journeyB, truncated, ...compareJourneys(eventsA, eventsB) } };
+    },
   });
 }
 

@@ -1,13 +1,19 @@
 import { Readable } from 'node:stream';
+import { z } from 'zod';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireApiKey, type AuthContext } from '../auth/credentials.ts';
 import { AppError, ERROR_STATUS } from '../http/errors.ts';
-import { parseQuery } from '../http/query.ts';
+import { dataOf, recordSchema } from '../http/answers.ts';
+import { defineRoute } from '../http/route-contract.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { dryRunEvents, ingestEvents, type EventResult, type IngestDeps, type IngestScope } from './ingest-service.ts';
 import { MAX_BATCH_EVENTS, requestBodyLimitBytes } from '../protocol/limits.ts';
 
 /** Media types the body parsers read (src/http/body-parsers.ts); they enforce the body limit themselves. */
+// The envelope for the OpenAPI document (event-protocol 2); the hand-written validator of
+// src/protocol/envelope.ts checks it (docs/decisions.md, "Validation by hand").
+const envelopeSchema = z.object({ protocolVersion: z.literal('0.1'), event: z.object({}).loose() });
+
 const PARSED_MEDIA_TYPE = /^(application\/json|text\/plain)(\s*;.*)?$/i;
 
 function tooLarge(): AppError {
@@ -69,12 +75,6 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
   };
   const bodyOptions = { bodyLimit, onRequest: checkDeclaredSize, preParsing: measureUndeclaredSize };
 
-  const scopeFor = async (request: FastifyRequest): Promise<IngestScope> => {
-    // The key's environment and its capture settings come with the key: one statement, not two.
-    const principal = await requireApiKey(request, deps.auth);
-    return { projectId: principal.projectId, environment: principal.environment };
-  };
-
   const count = (results: EventResult[]) => {
     for (const result of results) {
       const label = result.status === 'rejected' ? 'rejected' : result.duplicate ? 'duplicate' : 'accepted';
@@ -82,45 +82,88 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
     }
   };
 
-  app.post('/v1/events', bodyOptions, async (request, reply) => {
-    if (request.body === undefined) throw malformed();
-    parseQuery(request.raw.url ?? '', []);
-    const scope = await scopeFor(request);
-    const [result] = await ingestEvents(deps, scope, [request.body], 'single');
-    count([result!]);
-    if (result!.status === 'rejected') {
-      const { code, message, details } = result!.error;
-      throw new AppError(code, message, details);
-    }
-    return reply.status(202).send({
-      data: { eventId: result!.eventId, journeyId: result!.journeyId, status: 'accepted', duplicate: result!.duplicate },
-    });
+  // Protocol 1.5: body, then query, then key. The key's environment and its capture settings
+  // come with the key: one statement, not two.
+  const ingestion = {
+    tag: 'ingestion',
+    credential: async (request: FastifyRequest): Promise<IngestScope> => {
+      const principal = await requireApiKey(request, deps.auth);
+      return { projectId: principal.projectId, environment: principal.environment };
+    },
+    security: ['apiKey'],
+    queryBeforeCredential: true,
+    missingBody: malformed,
+  } as const;
+  const requestErrors = ['malformed_json', 'invalid_query', 'bad_url', 'unauthorized', 'unsupported_media_type', 'payload_too_large', 'internal_error'] as const;
+  const eventErrors = [
+    'invalid_event', 'unsupported_protocol_version', 'max_depth_exceeded', 'max_keys_exceeded', 'max_string_length_exceeded',
+    'unstorable_payload', 'unauthorized_environment', 'event_id_conflict', 'journey_environment_mismatch', 'query_timeout',
+  ] as const;
+  const contentTypes = ['application/json', 'text/plain'];
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/v1/events',
+    options: bodyOptions,
+    contract: {
+      ...ingestion,
+      summary: 'Ingest one event',
+      query: {},
+      body: { schema: envelopeSchema, contentTypes },
+      answers: { 202: { description: 'Accepted (or a duplicate of a stored event).', schema: dataOf(recordSchema) } },
+      errors: [...requestErrors, ...eventErrors],
+    },
+    handler: async (request, reply, { credential: scope }) => {
+      const [result] = await ingestEvents(deps, scope, [request.body], 'single');
+      count([result!]);
+      if (result!.status === 'rejected') {
+        const { code, message, details } = result!.error;
+        throw new AppError(code, message, details);
+      }
+      return reply.status(202).send({
+        data: { eventId: result!.eventId, journeyId: result!.journeyId, status: 'accepted', duplicate: result!.duplicate },
+      });
+    },
   });
 
-  app.post('/v1/events/batch', bodyOptions, async (request, reply) => {
-    if (request.body === undefined) throw malformed();
-    const query = parseQuery(request.raw.url ?? '', ['dryRun']);
-    if (query.dryRun !== undefined && query.dryRun !== 'true' && query.dryRun !== 'false') {
-      throw new AppError('invalid_query', 'dryRun must be true or false.', [{ path: 'dryRun', message: 'must be true or false' }]);
-    }
-    const dryRun = query.dryRun === 'true';
-    const scope = await scopeFor(request);
-    const body = request.body as { events?: unknown } | null;
-    const events = typeof body === 'object' && body !== null && !Array.isArray(body) ? body.events : undefined;
-    if (!Array.isArray(events)) {
-      throw new AppError('invalid_event', 'The body must be an object with an events array.', [
-        { path: 'events', message: 'must be an array' },
-      ]);
-    }
-    if (events.length > MAX_BATCH_EVENTS) {
-      throw new AppError('payload_too_large', `A batch holds at most ${MAX_BATCH_EVENTS} events.`);
-    }
-    if (dryRun) {
-      const results = await dryRunEvents(deps, scope, events);
-      return reply.status(200).send({ data: { dryRun: true, results: results.map(wireResult) } });
-    }
-    const results = await ingestEvents(deps, scope, events, 'batch');
-    count(results);
-    return reply.status(202).send({ data: { results: results.map(wireResult) } });
+  defineRoute(app, {
+    method: 'POST',
+    url: '/v1/events/batch',
+    options: bodyOptions,
+    contract: {
+      ...ingestion,
+      summary: 'Ingest a batch of up to 100 events (or check it with dryRun)',
+      query: { dryRun: 'true: validate and report without storing; false or omitted: store.' },
+      checkQuery: (query) => {
+        if (query.dryRun !== undefined && query.dryRun !== 'true' && query.dryRun !== 'false') {
+          throw new AppError('invalid_query', 'dryRun must be true or false.', [{ path: 'dryRun', message: 'must be true or false' }]);
+        }
+      },
+      body: { schema: z.object({ events: z.array(envelopeSchema) }), contentTypes },
+      answers: {
+        200: { description: 'dryRun: the result each event would get.', schema: dataOf(recordSchema) },
+        202: { description: 'One result per event, in order; refused events carry their error.', schema: dataOf(recordSchema) },
+      },
+      errors: [...requestErrors, 'invalid_event'],
+    },
+    handler: async (request, reply, { credential: scope, query }) => {
+      const body = request.body as { events?: unknown } | null;
+      const events = typeof body === 'object' && body !== null && !Array.isArray(body) ? body.events : undefined;
+      if (!Array.isArray(events)) {
+        throw new AppError('invalid_event', 'The body must be an object with an events array.', [
+          { path: 'events', message: 'must be an array' },
+        ]);
+      }
+      if (events.length > MAX_BATCH_EVENTS) {
+        throw new AppError('payload_too_large', `A batch holds at most ${MAX_BATCH_EVENTS} events.`);
+      }
+      if (query.dryRun === 'true') {
+        const results = await dryRunEvents(deps, scope, events);
+        return reply.status(200).send({ data: { dryRun: true, results: results.map(wireResult) } });
+      }
+      const results = await ingestEvents(deps, scope, events, 'batch');
+      count(results);
+      return reply.status(202).send({ data: { results: results.map(wireResult) } });
+    },
   });
 }

@@ -1,14 +1,27 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { AuthContext } from '../auth/credentials.ts';
 import { requireAdmin } from '../auth/credentials.ts';
-import { parseQuery } from '../http/query.ts';
+import { dataOf, recordSchema } from '../http/answers.ts';
+import { defineRoute } from '../http/route-contract.ts';
 import { listProjects } from './projects-sql.ts';
 
 export function registerProjectRoutes(app: FastifyInstance, auth: AuthContext): void {
-  app.get('/v1/projects', async (request) => {
-    await requireAdmin(request, auth);
-    parseQuery(request.raw.url ?? '', []);
-    const items = await listProjects(auth.db);
-    return { data: { items: items.map(({ id, name, slug, environments }) => ({ id, name, slug, environments })) } };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/projects',
+    contract: {
+      summary: 'List projects',
+      tag: 'admin',
+      credential: (request) => requireAdmin(request, auth),
+      security: ['adminToken'],
+      query: {},
+      answers: { 200: { description: 'Every project with its environments.', schema: dataOf(z.object({ items: z.array(recordSchema) })) } },
+      errors: ['unauthorized', 'too_many_attempts', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'],
+    },
+    handler: async () => {
+      const items = await listProjects(auth.db);
+      return { data: { items: items.map(({ id, name, slug, environments }) => ({ id, name, slug, environments })) } };
+    },
   });
 }

@@ -10,16 +10,12 @@ import { formatTimestamp } from '../protocol/timestamps.ts';
 import { findEnvironment } from '../projects/environments-sql.ts';
 import { encodeJourneyCursor } from './cursor.ts';
 import { selectJourneyList, selectSearchPage, type JourneyScan, type SummaryRecord } from './journeys-sql.ts';
+import { keysetPage, type Page } from './page.ts';
 import type { JourneyPageParams, ListParams, SearchParams } from './params.ts';
 
 export interface ReadDeps {
   db: Queryable;
   keyring: Keyring;
-}
-
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
 }
 
 /** Interface spec section 2, "Journey summary": these eleven fields, in this order. */
@@ -58,11 +54,12 @@ function toSummary(keyring: Keyring, row: SummaryRecord): JourneySummary {
 
 /** Rows hold one more than the page when another page follows; its cursor is the last item's position. */
 function toPage(keyring: Keyring, rows: SummaryRecord[], limit: number): Page<JourneySummary> {
-  const shown = rows.slice(0, limit);
-  const last = shown.at(-1);
-  const nextCursor =
-    rows.length > limit && last ? encodeJourneyCursor({ lastEventUs: BigInt(last.last_event_us), journeyId: last.id }) : null;
-  return { items: shown.map((row) => toSummary(keyring, row)), nextCursor };
+  return keysetPage(
+    rows,
+    limit,
+    (row) => toSummary(keyring, row),
+    (last) => encodeJourneyCursor({ lastEventUs: BigInt(last.last_event_us), journeyId: last.id }),
+  );
 }
 
 /**

@@ -9,9 +9,32 @@ import { ceilMicros, compareInstants, parseInstantParam, parseLimit, type QueryV
 import { normalizeIdentifier } from '../protocol/identifiers.ts';
 import { decodeJourneyCursor, decodeTimelineCursor, type JourneyPosition, type TimelinePosition } from './cursor.ts';
 
-export const SEARCH_PARAMETERS = ['q', 'since', 'until', 'environment', 'limit', 'cursor'] as const;
-export const LIST_PARAMETERS = ['since', 'until', 'status', 'environment', 'service', 'entityType', 'q', 'limit', 'cursor'] as const;
-export const TIMELINE_PARAMETERS = ['limit', 'cursor'] as const;
+const PAGE = {
+  limit: 'Whole number >= 1; 25 when omitted or empty; above 100 is read as 100.',
+  cursor: 'The nextCursor of the previous page.',
+} as const;
+const WINDOW = {
+  until: 'Instant with a time zone after since: journeys whose lastEventAt is before it.',
+  environment: 'Environment name, applied on top of the caller\'s scope.',
+} as const;
+
+/** Query parameters of each read route with their meaning (the route contracts declare them). */
+export const SEARCH_QUERY = {
+  q: 'Required: the value to resolve (entity id, alias, journey, trace, span, message or correlation id).',
+  since: 'Instant with a time zone: journeys whose lastEventAt is at or after it.',
+  ...WINDOW,
+  ...PAGE,
+} as const;
+export const LIST_QUERY = {
+  since: 'Required instant with a time zone: journeys whose lastEventAt is at or after it.',
+  ...WINDOW,
+  status: 'active, completed or failed.',
+  service: 'Exact service name of an event of the journey.',
+  entityType: 'Exact entity type, at most 128 characters.',
+  q: '2 to 200 characters contained in the label or a displayable alias value, ignoring case.',
+  ...PAGE,
+} as const;
+export const TIMELINE_QUERY = PAGE;
 
 /** How far ahead of the API clock `since` may be (interface spec, section 8). */
 export const MAX_FUTURE_SINCE_MS = 60_000;
@@ -69,7 +92,7 @@ function parseWindow(query: QueryValues<'since' | 'until'>, nowMs: number, since
   return { sinceUs: since && ceilMicros(since), untilUs: until && ceilMicros(until) };
 }
 
-function pageParams(query: QueryValues<(typeof SEARCH_PARAMETERS)[number]>, nowMs: number, sinceRequired: boolean): JourneyPageParams {
+function pageParams(query: QueryValues<keyof typeof SEARCH_QUERY>, nowMs: number, sinceRequired: boolean): JourneyPageParams {
   const window = parseWindow(query, nowMs, sinceRequired);
   const limit = parseLimit(query.limit);
   const after = decodeJourneyCursor(query.cursor);
@@ -77,7 +100,7 @@ function pageParams(query: QueryValues<(typeof SEARCH_PARAMETERS)[number]>, nowM
   return { ...window, environment, limit, after };
 }
 
-export function parseSearchParams(query: QueryValues<(typeof SEARCH_PARAMETERS)[number]>, nowMs: number): SearchParams {
+export function parseSearchParams(query: QueryValues<keyof typeof SEARCH_QUERY>, nowMs: number): SearchParams {
   const value = normalizeIdentifier(query.q ?? '');
   if (value === '') throw errors.invalidQuery('q', 'q is required and must not be empty.');
   // A URL cannot carry an unpaired surrogate (bad_url); this keeps the token function total.
@@ -111,7 +134,7 @@ function parseText(value: string | undefined): string | null {
   return trimmed;
 }
 
-export function parseListParams(query: QueryValues<(typeof LIST_PARAMETERS)[number]>, nowMs: number): ListParams {
+export function parseListParams(query: QueryValues<keyof typeof LIST_QUERY>, nowMs: number): ListParams {
   const status = parseStatus(query.status);
   const entityType = parseEntityType(query.entityType);
   const text = parseText(query.q);
@@ -120,6 +143,6 @@ export function parseListParams(query: QueryValues<(typeof LIST_PARAMETERS)[numb
   return { ...pageParams(query, nowMs, true), status, service, entityType, text };
 }
 
-export function parseTimelineParams(query: QueryValues<(typeof TIMELINE_PARAMETERS)[number]>): TimelineParams {
+export function parseTimelineParams(query: QueryValues<keyof typeof TIMELINE_QUERY>): TimelineParams {
   return { limit: parseLimit(query.limit), after: decodeTimelineCursor(query.cursor) };
 }

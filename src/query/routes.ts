@@ -3,13 +3,14 @@ import { codePointLength, hasNul } from '../protocol/identifiers.ts';
 import { requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { errors } from '../http/errors.ts';
-import { parseQuery } from '../http/query.ts';
+import { dataOf, pageSchema, recordSchema } from '../http/answers.ts';
+import { defineRoute } from '../http/route-contract.ts';
 import { getEventDetail, getJourneyDetail } from './details.ts';
 import { listJourneys, searchJourneys, type ReadDeps } from './journeys.ts';
 import {
-  LIST_PARAMETERS,
-  SEARCH_PARAMETERS,
-  TIMELINE_PARAMETERS,
+  LIST_QUERY,
+  SEARCH_QUERY,
+  TIMELINE_QUERY,
   parseListParams,
   parseSearchParams,
   parseTimelineParams,
@@ -30,45 +31,66 @@ function readablePathId(id: string): boolean {
  */
 export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring }): void {
   const read: ReadDeps = { db: deps.auth.db, keyring: deps.keyring };
-  const url = (request: FastifyRequest) => request.raw.url ?? '';
-  const reader = (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth);
+  const reader = {
+    credential: (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth),
+    security: ['apiKey', 'adminToken'],
+    tag: 'read',
+  } as const;
+  const readErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
+  const page = (description: string) => ({ 200: { description, schema: dataOf(pageSchema) } });
 
-  app.get('/v1/search', async (request) => {
-    const scope = await reader(request);
-    const params = parseSearchParams(parseQuery(url(request), SEARCH_PARAMETERS), deps.auth.now());
-    return { data: await searchJourneys(read, scope, params) };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/search',
+    contract: { ...reader, summary: 'Find journeys by an exact identifier', query: SEARCH_QUERY, answers: page('A page of journey summaries.'), errors: [...readErrors, 'invalid_cursor'] },
+    handler: async (_request, _reply, { credential, query }) => ({
+      data: await searchJourneys(read, credential, parseSearchParams(query, deps.auth.now())),
+    }),
   });
 
-  app.get('/v1/journeys', async (request) => {
-    const scope = await reader(request);
-    const params = parseListParams(parseQuery(url(request), LIST_PARAMETERS), deps.auth.now());
-    return { data: await listJourneys(read, scope, params) };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/journeys',
+    contract: { ...reader, summary: 'List journeys', query: LIST_QUERY, answers: page('A page of journey summaries.'), errors: [...readErrors, 'invalid_cursor'] },
+    handler: async (_request, _reply, { credential, query }) => ({
+      data: await listJourneys(read, credential, parseListParams(query, deps.auth.now())),
+    }),
   });
 
-  app.get<{ Params: { journeyId: string } }>('/v1/journeys/:journeyId', async (request) => {
-    const scope = await reader(request);
-    parseQuery(url(request), []);
-    const id = request.params.journeyId;
-    const journey = readablePathId(id) ? await getJourneyDetail(read.db, read.keyring, scope, id) : null;
-    if (!journey) throw errors.notFound('The journey was not found.');
-    return { data: journey };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/journeys/:journeyId',
+    contract: { ...reader, summary: 'Get a journey', query: {}, answers: { 200: { description: 'The journey.', schema: dataOf(recordSchema) } }, errors: [...readErrors, 'not_found'] },
+    handler: async (request, _reply, { credential }) => {
+      const id = (request.params as { journeyId: string }).journeyId;
+      const journey = readablePathId(id) ? await getJourneyDetail(read.db, read.keyring, credential, id) : null;
+      if (!journey) throw errors.notFound('The journey was not found.');
+      return { data: journey };
+    },
   });
 
-  app.get<{ Params: { journeyId: string } }>('/v1/journeys/:journeyId/events', async (request) => {
-    const scope = await reader(request);
-    const params = parseTimelineParams(parseQuery(url(request), TIMELINE_PARAMETERS));
-    const id = request.params.journeyId;
-    const page = readablePathId(id) ? await listJourneyEvents(read, scope, id, params) : null;
-    if (!page) throw errors.notFound('The journey was not found.');
-    return { data: page };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/journeys/:journeyId/events',
+    contract: { ...reader, summary: "List a journey's events", query: TIMELINE_QUERY, answers: page('A page of journey event rows.'), errors: [...readErrors, 'invalid_cursor', 'not_found'] },
+    handler: async (request, _reply, { credential, query }) => {
+      const params = parseTimelineParams(query);
+      const id = (request.params as { journeyId: string }).journeyId;
+      const page = readablePathId(id) ? await listJourneyEvents(read, credential, id, params) : null;
+      if (!page) throw errors.notFound('The journey was not found.');
+      return { data: page };
+    },
   });
 
-  app.get<{ Params: { eventId: string } }>('/v1/events/:eventId', async (request) => {
-    const scope = await reader(request);
-    parseQuery(url(request), []);
-    const id = request.params.eventId;
-    const event = readablePathId(id) ? await getEventDetail(read.db, read.keyring, scope, id) : null;
-    if (!event) throw errors.notFound('The event was not found.');
-    return { data: event };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/events/:eventId',
+    contract: { ...reader, summary: 'Get a stored event', query: {}, answers: { 200: { description: 'The stored event.', schema: dataOf(recordSchema) } }, errors: [...readErrors, 'not_found'] },
+    handler: async (request, _reply, { credential }) => {
+      const id = (request.params as { eventId: string }).eventId;
+      const event = readablePathId(id) ? await getEventDetail(read.db, read.keyring, credential, id) : null;
+      if (!event) throw errors.notFound('The event was not found.');
+      return { data: event };
+    },
   });
 }

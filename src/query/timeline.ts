@@ -5,7 +5,8 @@ import type { ReadScope } from '../auth/credentials.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { encodeTimelineCursor } from './cursor.ts';
 import { journeyInScope, selectTimelinePage, type TimelineRecord } from './events-sql.ts';
-import type { Page, ReadDeps } from './journeys.ts';
+import type { ReadDeps } from './journeys.ts';
+import { keysetPage, type Page } from './page.ts';
 import { microsToMillis } from './micros.ts';
 import type { TimelineParams } from './params.ts';
 
@@ -49,15 +50,11 @@ export async function listJourneyEvents(
 ): Promise<Page<JourneyEventRow> | null> {
   if (!(await journeyInScope(deps.db, scope, journeyId))) return null;
   const rows = await selectTimelinePage(deps.db, scope.projectId, journeyId, params.after, params.limit + 1);
-  const shown = rows.slice(0, params.limit);
-  const last = shown.at(-1);
-  const nextCursor =
-    rows.length > params.limit && last
-      ? encodeTimelineCursor({
-          timestampUs: BigInt(last.event_timestamp_us),
-          receivedAtUs: BigInt(last.received_at_us),
-          eventId: last.id,
-        })
-      : null;
-  return { items: shown.map(toRow), nextCursor };
+  return keysetPage(rows, params.limit, toRow, (last) =>
+    encodeTimelineCursor({
+      timestampUs: BigInt(last.event_timestamp_us),
+      receivedAtUs: BigInt(last.received_at_us),
+      eventId: last.id,
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 // The create-destination body (section 4 and decisions "HTTP details"): name, baseUrl,
 // environmentType and headers, all required; unknown keys are ignored.
 
+import { invalidBody as invalid, textField as stringField } from '../http/body-fields.ts';
 import { AppError, type ErrorDetail } from '../http/errors.ts';
 import { checkDestinationHeaders, type DestinationHeaders } from './header-policy.ts';
 import { MAX_DESTINATION_NAME_LENGTH } from './limits.ts';
@@ -14,21 +15,6 @@ export interface NewDestination {
   baseUrl: string;
   environmentType: EnvironmentType;
   headers: DestinationHeaders;
-}
-
-function invalid(details: ErrorDetail[]): AppError {
-  const first = details[0]!;
-  return new AppError('invalid_request', `${first.path} ${first.message}`, details);
-}
-
-/** A string field, or a problem: missing, not a string, or holding NUL. */
-function stringField(body: Record<string, unknown>, key: string, problems: ErrorDetail[]): string | null {
-  const value = body[key];
-  if (value === undefined) problems.push({ path: key, message: 'is required' });
-  else if (typeof value !== 'string') problems.push({ path: key, message: 'must be a string' });
-  else if (value.includes('\u0000')) problems.push({ path: key, message: 'must not hold a NUL character' });
-  else return value;
-  return null;
 }
 
 /** Throws 400 invalid_request with every problem, or invalid_environment_type when that is the only one. */

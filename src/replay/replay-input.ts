@@ -2,6 +2,7 @@
 // path. There is no payload or headers field; unknown keys are ignored.
 
 import { isUuid } from '../protocol/identifiers.ts';
+import { invalidBody, textField } from '../http/body-fields.ts';
 import { AppError, type ErrorDetail } from '../http/errors.ts';
 import type { ReplayMethod } from './runs-sql.ts';
 import { checkReplayPath } from './url-policy.ts';
@@ -25,19 +26,7 @@ export function parseReplayInput(body: unknown): ReplayInput {
   }
   const fields = body as Record<string, unknown>;
   const problems: ErrorDetail[] = [];
-  const text = (key: string, required: boolean): string | null => {
-    const value = fields[key];
-    if (value === undefined) {
-      if (required) problems.push({ path: key, message: 'is required' });
-    } else if (typeof value !== 'string') {
-      problems.push({ path: key, message: 'must be a string' });
-    } else if (value.includes('\u0000')) {
-      problems.push({ path: key, message: 'must not hold a NUL character' });
-    } else {
-      return value;
-    }
-    return null;
-  };
+  const text = (key: string, required: boolean): string | null => textField(fields, key, problems, required);
   const eventId = text('eventId', true);
   if (eventId === '') problems.push({ path: 'eventId', message: 'must not be empty' });
   const destinationId = text('destinationId', true);
@@ -51,9 +40,6 @@ export function parseReplayInput(body: unknown): ReplayInput {
     const checked = checkReplayPath(path);
     if (!checked.ok) problems.push({ path: 'path', message: checked.message });
   }
-  if (problems.length > 0) {
-    const first = problems[0]!;
-    throw new AppError('invalid_request', `${first.path} ${first.message}`, problems);
-  }
+  if (problems.length > 0) throw invalidBody(problems);
   return { eventId: eventId!, destinationId: destinationId!.toLowerCase(), method: method as ReplayMethod, path: path! };
 }

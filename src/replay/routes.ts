@@ -1,62 +1,120 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { requireAdminProject, type AuthContext } from '../auth/credentials.ts';
+import { dataOf, recordSchema } from '../http/answers.ts';
 import { errors } from '../http/errors.ts';
-import { parseQuery } from '../http/query.ts';
-import { parseNewDestination } from './destination-input.ts';
+import { defineRoute } from '../http/route-contract.ts';
+import { ENVIRONMENT_TYPES, parseNewDestination } from './destination-input.ts';
 import { classifyDestinationId, createDestination, deleteDestination, listDestinations } from './destinations.ts';
-import { parseReplayInput } from './replay-input.ts';
+import { REPLAY_METHODS, parseReplayInput } from './replay-input.ts';
 import { createReplay, getReplay, type ReplayDeps } from './replays.ts';
 
 export interface ReplayRouteDeps extends ReplayDeps {
   auth: AuthContext;
 }
 
+// Body shapes for the OpenAPI document; parseNewDestination and parseReplayInput check them
+// with the spec's messages and details.
+const destinationBody = z.object({
+  name: z.string(),
+  baseUrl: z.string(),
+  environmentType: z.enum(ENVIRONMENT_TYPES),
+  headers: z.record(z.string(), z.string()),
+});
+const replayBody = z.object({
+  eventId: z.string(),
+  destinationId: z.uuid(),
+  method: z.enum(REPLAY_METHODS as readonly ['POST', 'PUT', 'PATCH']).optional(),
+  path: z.string(),
+});
+
 /** Every replay route is admin-only (section 4); the credential is checked before the body. */
 export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps): void {
-  const url = (raw: string | undefined) => raw ?? '';
+  const admin = {
+    tag: 'replay',
+    credential: (request: Parameters<typeof requireAdminProject>[0]) => requireAdminProject(request, deps.auth),
+    security: ['adminToken'],
+    query: {},
+  } as const;
+  const adminErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
+  const bodyErrors = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const;
+  const one = (description: string) => ({ description, schema: dataOf(recordSchema) });
 
-  app.post('/v1/replay-destinations', async (request, reply) => {
-    const projectId = await requireAdminProject(request, deps.auth);
-    parseQuery(url(request.raw.url), []);
-    if (request.body === undefined) throw errors.invalidRequest('', 'The request needs a JSON body.');
-    const input = parseNewDestination(request.body);
-    const destination = await createDestination(deps.pool, deps.keyring, projectId, input);
-    return reply.status(201).send({ data: destination });
+  defineRoute(app, {
+    method: 'POST',
+    url: '/v1/replay-destinations',
+    contract: {
+      ...admin,
+      summary: 'Create a replay destination',
+      body: { schema: destinationBody },
+      answers: { 201: one('The destination (headers masked).') },
+      errors: [...adminErrors, ...bodyErrors, 'invalid_environment_type'],
+    },
+    handler: async (request, reply, { credential: projectId }) => {
+      if (request.body === undefined) throw errors.invalidRequest('', 'The request needs a JSON body.');
+      const destination = await createDestination(deps.pool, deps.keyring, projectId, parseNewDestination(request.body));
+      return reply.status(201).send({ data: destination });
+    },
   });
 
-  app.get('/v1/replay-destinations', async (request) => {
-    const projectId = await requireAdminProject(request, deps.auth);
-    parseQuery(url(request.raw.url), []);
-    return { data: { items: await listDestinations(deps.pool, projectId) } };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/replay-destinations',
+    contract: {
+      ...admin,
+      summary: 'List replay destinations',
+      answers: { 200: { description: 'The destinations of the project.', schema: dataOf(z.object({ items: z.array(recordSchema) })) } },
+      errors: adminErrors,
+    },
+    handler: async (_request, _reply, { credential: projectId }) => ({ data: { items: await listDestinations(deps.pool, projectId) } }),
   });
 
-  app.delete<{ Params: { destinationId: string } }>('/v1/replay-destinations/:destinationId', async (request, reply) => {
-    const projectId = await requireAdminProject(request, deps.auth);
-    parseQuery(url(request.raw.url), []);
-    const id = request.params.destinationId;
-    const kind = classifyDestinationId(id);
-    if (kind === 'invalid') {
-      throw errors.invalidRequest('destinationId', 'The destination id holds a NUL character or is longer than 512 characters.');
-    }
-    const deleted = kind === 'uuid' ? await deleteDestination(deps.pool, projectId, id.toLowerCase()) : null;
-    if (deleted === null) throw errors.notFound('The replay destination was not found.');
-    return reply.status(204).send();
+  defineRoute(app, {
+    method: 'DELETE',
+    url: '/v1/replay-destinations/:destinationId',
+    contract: {
+      ...admin,
+      summary: 'Delete a replay destination',
+      answers: { 204: { description: 'Deleted.' } },
+      errors: [...adminErrors, 'invalid_request', 'not_found', 'parameter_too_long'],
+    },
+    handler: async (request, reply, { credential: projectId }) => {
+      const id = (request.params as { destinationId: string }).destinationId;
+      const kind = classifyDestinationId(id);
+      if (kind === 'invalid') {
+        throw errors.invalidRequest('destinationId', 'The destination id holds a NUL character or is longer than 512 characters.');
+      }
+      const deleted = kind === 'uuid' ? await deleteDestination(deps.pool, projectId, id.toLowerCase()) : null;
+      if (deleted === null) throw errors.notFound('The replay destination was not found.');
+      return reply.status(204).send();
+    },
   });
 
-  app.post('/v1/replays', async (request, reply) => {
-    const projectId = await requireAdminProject(request, deps.auth);
-    parseQuery(url(request.raw.url), []);
-    const input = parseReplayInput(request.body);
-    const run = await createReplay(deps, projectId, input);
-    // A blocked run is stored and shown, but the replay did not happen: 422 (section 4).
-    return reply.status(run.status === 'blocked' ? 422 : 200).send({ data: run });
+  defineRoute(app, {
+    method: 'POST',
+    url: '/v1/replays',
+    contract: {
+      ...admin,
+      summary: 'Replay a stored event to a destination',
+      body: { schema: replayBody },
+      // A blocked run is stored and shown, but the replay did not happen: 422 (section 4).
+      answers: { 200: one('The replay run.'), 422: one('The run, stored as blocked.') },
+      errors: [...adminErrors, ...bodyErrors, 'not_found', 'no_captured_input', 'destination_disabled'],
+    },
+    handler: async (request, reply, { credential: projectId }) => {
+      const run = await createReplay(deps, projectId, parseReplayInput(request.body));
+      return reply.status(run.status === 'blocked' ? 422 : 200).send({ data: run });
+    },
   });
 
-  app.get<{ Params: { replayId: string } }>('/v1/replays/:replayId', async (request) => {
-    const projectId = await requireAdminProject(request, deps.auth);
-    parseQuery(url(request.raw.url), []);
-    const run = await getReplay(deps.pool, projectId, request.params.replayId);
-    if (run === null) throw errors.notFound('The replay was not found.');
-    return { data: run };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/v1/replays/:replayId',
+    contract: { ...admin, summary: 'Get a replay run', answers: { 200: one('The replay run.') }, errors: [...adminErrors, 'not_found'] },
+    handler: async (request, _reply, { credential: projectId }) => {
+      const run = await getReplay(deps.pool, projectId, (request.params as { replayId: string }).replayId);
+      if (run === null) throw errors.notFound('The replay was not found.');
+      return { data: run };
+    },
   });
 }

@@ -9,7 +9,7 @@ import { buildTestApp, seedProject, type SeededProject } from '../../test/helper
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { countKeyUsage } from './key-usage.ts';
 import { reencryptStoredData } from './reencrypt.ts';
-import { ROTATION_LOCK_KEY } from './rotation-lock.ts';
+import { ROTATION_LOCK_KEY } from '../db/advisory-lock.ts';
 import { countUnreadableValues, reportUnreadableValues } from './startup-check.ts';
 import { KEYRING_A, KEYRING_B, KEYRING_BA, cli, envelopes, ingestBatch, journeyFixture, plainValues } from './test-rotation-kit.ts';
 

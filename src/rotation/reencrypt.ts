@@ -9,7 +9,7 @@ import type { Pool } from '../db/pool.ts';
 import { reencryptDestinationBatch, START_DESTINATION_CURSOR, type DestinationCursor } from './destination-batch.ts';
 import { reencryptJourneyBatch, START_CURSOR, type Cursor } from './journey-batch.ts';
 import type { MovableKind } from './key-usage.ts';
-import { tryRotationLock } from './rotation-lock.ts';
+import { ROTATION_LOCK_KEY, trySessionLock } from '../db/advisory-lock.ts';
 
 /** Journeys (or destinations) per transaction: the erasure and retention batch size (section 8). */
 export const ROTATION_BATCH_SIZE = 500;
@@ -58,12 +58,12 @@ export async function reencryptStoredData(pool: Pool, keyring: Keyring, options:
   const batchSize = options.batchSize ?? ROTATION_BATCH_SIZE;
   const result: ReencryptResult = { outcome: 'completed', batches: 0, journeys: 0, destinations: 0, moved: counts(), unmovable: counts() };
   if (keyring.previousKeyId === null) return { ...result, outcome: 'no_previous_key' };
-  const lock = await tryRotationLock(pool);
+  const lock = await trySessionLock(pool, ROTATION_LOCK_KEY);
   if (lock === null) return { ...result, outcome: 'locked' };
   try {
     let journeyCursor: Cursor | null = START_CURSOR;
     while (journeyCursor !== null) {
-      if (!(await lock.stillHeld())) return { ...result, outcome: 'lock_lost' };
+      if (!(await lock.isHeld())) return { ...result, outcome: 'lock_lost' };
       const cursor: Cursor = journeyCursor;
       const batch = await withRetry(() => reencryptJourneyBatch(pool, keyring, cursor, batchSize));
       journeyCursor = batch.next;
@@ -78,7 +78,7 @@ export async function reencryptStoredData(pool: Pool, keyring: Keyring, options:
     }
     let destinationCursor: DestinationCursor | null = START_DESTINATION_CURSOR;
     while (destinationCursor !== null) {
-      if (!(await lock.stillHeld())) return { ...result, outcome: 'lock_lost' };
+      if (!(await lock.isHeld())) return { ...result, outcome: 'lock_lost' };
       const cursor: DestinationCursor = destinationCursor;
       const batch = await withRetry(() => reencryptDestinationBatch(pool, keyring, cursor, batchSize));
       destinationCursor = batch.next;

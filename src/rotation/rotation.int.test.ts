@@ -9,7 +9,7 @@ import { searchTokensForLookup } from '../crypto/search-tokens.ts';
 import { normalizeIdentifier } from '../protocol/identifiers.ts';
 import { bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { ROTATION_LOCK_KEY } from './rotation-lock.ts';
+import { ROTATION_LOCK_KEY } from '../db/advisory-lock.ts';
 import {
   KEYRING_A,
   KEYRING_B,

@@ -1,7 +1,7 @@
 import { parseErasureRequest } from '../../deletion/erasure-input.ts';
 import { eraseIdentifier, previewErasure } from '../../deletion/erasure.ts';
 import { deleteJourney } from '../../deletion/journey-delete.ts';
-import type { MatchList } from '../../deletion/match-sql.ts';
+import type { MatchList } from '../../deletion/range-delete.ts';
 import { InvalidDateError, parseDateRange, type DateRange } from '../../deletion/range-dates.ts';
 import { deleteRange, previewRange, type RangeOutcome } from '../../deletion/range-delete.ts';
 import { AppError } from '../../http/errors.ts';

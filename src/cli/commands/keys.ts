@@ -1,5 +1,5 @@
 import { MAX_ENVIRONMENT_NAME_LENGTH, NotFoundError, createApiKey, revokeApiKeyByPrefix } from '../../auth/api-key-service.ts';
-import { listApiKeys } from '../../auth/api-keys-sql.ts';
+import { listApiKeys } from '../../auth/api-key-service.ts';
 import { formatTimestamp } from '../../protocol/timestamps.ts';
 import { UsageError } from '../args.ts';
 import type { Command } from '../command.ts';
