@@ -38,16 +38,21 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   auth: ['credentials.ts', 'api-key-service.ts'],
   // Projects have no service layer: their reads and writes are the functions of these files.
   projects: ['projects-sql.ts', 'environments-sql.ts'],
-  query: ['details.ts', 'journey-payloads.ts'],
+  // activity.ts: the journey chart of the web interface; journey-payloads.ts: forensics' reads.
+  query: ['details.ts', 'activity.ts', 'journey-payloads.ts'],
   deletion: ['erasure.ts', 'erasure-input.ts', 'journey-delete.ts', 'range-delete.ts', 'range-dates.ts', 'retention-sweep.ts', 'limits.ts'],
-  replay: ['destinations.ts'],
+  replay: ['destinations.ts', 'replays.ts', 'replay-input.ts'],
   rotation: ['reencrypt.ts', 'key-usage.ts', 'startup-check.ts', 'key-mismatch.ts'],
   doctor: ['doctor.ts'],
   // The CLI's context type is what doctor's checks run against.
   cli: ['context.ts', 'run.ts'],
   // ingest-service.ts: ingestEvents, the pipeline every ingestion route feeds (OTLP included).
   ingest: ['ingest-service.ts', 'received-clock.ts', 'statistics-warmup.ts'],
-  health: ['routes.ts'],
+  health: ['routes.ts', 'build-info.ts'],
+  // The read-time diff the interface's event diff shows.
+  forensics: ['read-diff.ts'],
+  // The demo data set the CLI's demo command sends.
+  web: ['demo-journeys.ts'],
 };
 
 /** Files of src outside tests and test helpers, relative to src. */

@@ -8,9 +8,11 @@ import { formatTimestamp } from '../protocol/timestamps.ts';
 import { baseScan, type ReadDeps } from './journeys.ts';
 import { selectJourneyActivity } from './journeys-sql.ts';
 import { microsToMillis } from './micros.ts';
-import { parseListParams, type ListParams } from './params.ts';
+import { LIST_QUERY, parseListParams, type ListParams } from './params.ts';
 
-export const ACTIVITY_PARAMETERS = ['since', 'until', 'status', 'environment', 'service', 'entityType', 'q', 'buckets'] as const;
+// The list's filters without its paging, plus the number of buckets.
+const { limit: _limit, cursor: _cursor, ...LIST_FILTERS } = LIST_QUERY;
+export const ACTIVITY_QUERY = { ...LIST_FILTERS, buckets: 'Buckets of the chart, a whole number from 1 to 200 (default 60).' } as const;
 /** Buckets of the chart when not asked: one a minute over the default last hour. */
 export const DEFAULT_ACTIVITY_BUCKETS = 60;
 /** Most buckets a chart may ask for: more bars than a laptop screen can show apart. */
@@ -35,7 +37,7 @@ export interface Activity {
   buckets: ActivityBucket[];
 }
 
-export function parseActivityParams(query: QueryValues<(typeof ACTIVITY_PARAMETERS)[number]>, nowMs: number): ActivityParams {
+export function parseActivityParams(query: QueryValues<keyof typeof ACTIVITY_QUERY>, nowMs: number): ActivityParams {
   const { buckets: rawBuckets, ...filters } = query;
   const list = parseListParams(filters, nowMs);
   let buckets = DEFAULT_ACTIVITY_BUCKETS;

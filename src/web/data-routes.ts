@@ -3,13 +3,16 @@
 // exported function of the capability that owns the rule.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { requireAdminProject, requireReader, type AuthContext } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { errors } from '../http/errors.ts';
-import { parseQuery } from '../http/query.ts';
 import { readDiff } from '../forensics/read-diff.ts';
+import { dataOf, recordSchema } from '../http/answers.ts';
+import { errors } from '../http/errors.ts';
+import { defineRoute } from '../http/route-contract.ts';
+import { codePointLength, hasNul } from '../protocol/identifiers.ts';
+import { ACTIVITY_QUERY, journeyActivity, parseActivityParams } from '../query/activity.ts';
 import { getEventDetail } from '../query/details.ts';
-import { ACTIVITY_PARAMETERS, journeyActivity, parseActivityParams } from '../query/activity.ts';
 import { parseReplayInput } from '../replay/replay-input.ts';
 import { previewReplay, type ReplayDeps } from '../replay/replays.ts';
 
@@ -24,32 +27,66 @@ export interface DataRouteDeps {
 const MAX_EVENT_ID_CODE_POINTS = 128;
 
 export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRouteDeps): void {
-  const url = (request: FastifyRequest) => request.raw.url ?? '';
+  const reader = {
+    credential: (request: FastifyRequest) => requireReader(request, deps.auth),
+    security: ['adminToken'],
+    tag: 'web',
+  } as const;
+  const readErrors = ['unauthorized', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
 
   // A static path: the router prefers it to /v1/journeys/:journeyId.
-  api.get('/v1/journeys/activity', async (request) => {
-    const scope = await requireReader(request, deps.auth);
-    const params = parseActivityParams(parseQuery(url(request), ACTIVITY_PARAMETERS), deps.auth.now());
-    return { data: await journeyActivity({ db: deps.auth.db, keyring: deps.keyring }, scope, params, deps.auth.now()) };
+  defineRoute(api, {
+    method: 'GET',
+    url: '/v1/journeys/activity',
+    contract: {
+      ...reader,
+      summary: 'Journeys per bucket of lastEventAt and status, with the journey list filters',
+      query: ACTIVITY_QUERY,
+      answers: { 200: { description: 'since, until, bucketSeconds and the buckets.', schema: dataOf(recordSchema) } },
+      errors: readErrors,
+    },
+    handler: async (_request, _reply, { credential, query }) => {
+      const params = parseActivityParams(query, deps.auth.now());
+      return { data: await journeyActivity({ db: deps.auth.db, keyring: deps.keyring }, credential, params, deps.auth.now()) };
+    },
   });
 
   // The field-level diff of the event's stored input against its stored output, lost values
   // first and renamed keys paired (src/forensics/read-diff.ts).
-  api.get<{ Params: { eventId: string } }>('/v1/events/:eventId/diff', async (request) => {
-    const scope = await requireReader(request, deps.auth);
-    parseQuery(url(request), []);
-    const id = request.params.eventId;
-    const readable = !id.includes('\u0000') && [...id].length <= MAX_EVENT_ID_CODE_POINTS;
-    const event = readable ? await getEventDetail(deps.auth.db, deps.keyring, scope, id) : null;
-    if (!event) throw errors.notFound('The event was not found.');
-    // Without both payloads stored there is nothing to compare (capture mode, or no output).
-    if (!event.hasInput || !event.hasOutput) return { data: { comparable: false, rows: [], truncated: false } };
-    return { data: { comparable: true, ...readDiff(event.inputPayload, event.outputPayload) } };
+  defineRoute(api, {
+    method: 'GET',
+    url: '/v1/events/:eventId/diff',
+    contract: {
+      ...reader,
+      summary: "The field-level diff of an event's input against its output",
+      query: {},
+      answers: { 200: { description: 'comparable, rows and truncated.', schema: dataOf(recordSchema) } },
+      errors: [...readErrors, 'not_found'],
+    },
+    handler: async (request, _reply, { credential }) => {
+      const id = (request.params as { eventId: string }).eventId;
+      const readable = !hasNul(id) && codePointLength(id) <= MAX_EVENT_ID_CODE_POINTS;
+      const event = readable ? await getEventDetail(deps.auth.db, deps.keyring, credential, id) : null;
+      if (!event) throw errors.notFound('The event was not found.');
+      // Without both payloads stored there is nothing to compare (capture mode, or no output).
+      if (!event.hasInput || !event.hasOutput) return { data: { comparable: false, rows: [], truncated: false } };
+      return { data: { comparable: true, ...readDiff(event.inputPayload, event.outputPayload) } };
+    },
   });
 
-  api.post('/v1/replays/preview', async (request) => {
-    const projectId = await requireAdminProject(request, deps.auth);
-    parseQuery(url(request), []);
-    return { data: await previewReplay(deps.replay, projectId, parseReplayInput(request.body)) };
+  defineRoute(api, {
+    method: 'POST',
+    url: '/v1/replays/preview',
+    contract: {
+      credential: (request: FastifyRequest) => requireAdminProject(request, deps.auth),
+      security: ['adminToken'],
+      tag: 'web',
+      summary: 'What a replay would send, destination header values redacted; nothing is sent',
+      query: {},
+      body: { schema: z.object({ eventId: z.string(), destinationId: z.string(), method: z.string().optional(), path: z.string() }) },
+      answers: { 200: { description: 'method, url, headers, body and blocked.', schema: dataOf(recordSchema) } },
+      errors: ['unauthorized', 'project_not_found', 'invalid_query', 'invalid_request', 'malformed_json', 'not_found', 'no_captured_input', 'destination_disabled', 'forbidden_origin', 'internal_error'],
+    },
+    handler: async (request, _reply, { credential }) => ({ data: await previewReplay(deps.replay, credential, parseReplayInput(request.body)) }),
   });
 }

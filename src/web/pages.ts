@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { errors } from '../http/errors.ts';
+import { defineRoute, type RouteContract } from '../http/route-contract.ts';
 
 /** Paths under /ui/ that are never a page: an unknown one there is a plain 404. */
 const NOT_PAGES = ['/ui/api/', '/ui/assets/'];
@@ -36,15 +37,43 @@ async function sendIndex(reply: FastifyReply, webRoot: string | null): Promise<F
   return reply.type('text/html; charset=utf-8').send(addNonces(html, nonces));
 }
 
+/** A page route: no credential (the front end signs in), and any query (the URL keeps its filters). */
+export function pageContract(summary: string, answers: RouteContract['answers']): RouteContract {
+  // 'ignored': a page's query string belongs to the front end's router, not to the server.
+  return { summary, tag: 'web', credential: null, query: 'ignored', answers, errors: ['not_found', 'internal_error'] };
+}
+
+const INDEX_ANSWERS = {
+  200: { description: 'The interface (web/dist/index.html) with this response\'s CSP nonces.' },
+  503: { description: 'The interface is not built: run npm run build:web.' },
+};
+
 /** `/ui` and every page path under it answer the interface's index (client-side routing). */
 export function registerPages(ui: FastifyInstance, webRoot: string | null): void {
-  ui.get('/', { prefixTrailingSlash: 'no-slash' }, async (_request, reply) => reply.redirect('/ui/', 302));
-  ui.get('/', { prefixTrailingSlash: 'slash' }, async (_request, reply) => sendIndex(reply, webRoot));
-  ui.get('/*', async (request, reply) => {
-    const urlPath = (request.raw.url ?? '').split('?')[0]!;
-    if (NOT_PAGES.some((prefix) => urlPath.startsWith(prefix))) {
-      throw errors.notFound(`Route ${request.method} ${urlPath.slice(0, 300)} not found.`);
-    }
-    return sendIndex(reply, webRoot);
+  defineRoute(ui, {
+    method: 'GET',
+    url: '/',
+    options: { prefixTrailingSlash: 'no-slash' },
+    contract: pageContract('Redirect to /ui/', { 302: { description: 'Location: /ui/' } }),
+    handler: async (_request, reply) => reply.redirect('/ui/', 302),
+  });
+  defineRoute(ui, {
+    method: 'GET',
+    url: '/',
+    options: { prefixTrailingSlash: 'slash' },
+    contract: pageContract('The web interface', INDEX_ANSWERS),
+    handler: async (_request, reply) => sendIndex(reply, webRoot),
+  });
+  defineRoute(ui, {
+    method: 'GET',
+    url: '/*',
+    contract: pageContract('A page of the web interface (client-side routing)', INDEX_ANSWERS),
+    handler: async (request, reply) => {
+      const urlPath = (request.raw.url ?? '').split('?')[0]!;
+      if (NOT_PAGES.some((prefix) => urlPath.startsWith(prefix))) {
+        throw errors.notFound(`Route ${request.method} ${urlPath.slice(0, 300)} not found.`);
+      }
+      return sendIndex(reply, webRoot);
+    },
   });
 }

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { checkAdminSignIn, type AuthContext } from '../auth/credentials.ts';
 import { errors } from '../http/errors.ts';
-import { parseQuery } from '../http/query.ts';
+import { dataOf } from '../http/answers.ts';
+import { defineRoute } from '../http/route-contract.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { requestIsHttps } from './request-origin.ts';
 import { SESSION_LIFETIME_SECONDS, issueSession, verifySessionValue, type Session } from './session-token.ts';
@@ -10,7 +11,7 @@ import { isSessionRevoked, revokeSession } from './sessions-sql.ts';
 
 export const SESSION_COOKIE = 'jtrace_session';
 /** The cookie is sent to the interface only: pages and `/ui/api`, never `/v1`. */
-const COOKIE_PATH = '/ui';
+const COOKIE_OPTIONS = { httpOnly: true, sameSite: 'strict', path: '/ui' } as const;
 
 export interface SessionDeps {
   auth: AuthContext;
@@ -27,42 +28,69 @@ export async function readSession(request: FastifyRequest, deps: SessionDeps): P
   return (await isSessionRevoked(deps.auth.db, session.id)) ? null : session;
 }
 
+const COMMON_ERRORS = ['invalid_query', 'bad_url', 'internal_error'] as const;
+
 /** Sign-in, the current session and sign-out (docs/web-interface.md, "Session"). */
 export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): void {
-  api.post('/session', async (request, reply) => {
-    parseQuery(request.raw.url ?? '', []);
-    const body = signInBody.safeParse(request.body);
-    if (!body.success) throw errors.invalidRequest('token', 'Send {"token": "<admin token>"}.');
-    checkAdminSignIn(request, deps.auth, body.data.token);
-    const { value } = issueSession(deps.key, deps.auth.now());
-    reply.setCookie(SESSION_COOKIE, value, {
-      httpOnly: true,
-      sameSite: 'strict',
-      path: COOKIE_PATH,
-      maxAge: SESSION_LIFETIME_SECONDS,
-      secure: requestIsHttps(request, deps.auth.trustedProxyCount),
-    });
-    return reply.status(204).send();
+  const secure = (request: FastifyRequest) => requestIsHttps(request, deps.auth.trustedProxyCount);
+
+  defineRoute(api, {
+    method: 'POST',
+    url: '/session',
+    contract: {
+      summary: 'Sign in to the web interface with the admin token (sets the session cookie)',
+      tag: 'web',
+      credential: null,
+      query: {},
+      body: { schema: signInBody },
+      answers: { 204: { description: 'Signed in; Set-Cookie carries the session.' } },
+      errors: [...COMMON_ERRORS, 'invalid_request', 'malformed_json', 'unauthorized', 'too_many_attempts', 'forbidden_origin'],
+    },
+    handler: async (request, reply) => {
+      const body = signInBody.safeParse(request.body);
+      if (!body.success) throw errors.invalidRequest('token', 'Send {"token": "<admin token>"}.');
+      checkAdminSignIn(request, deps.auth, body.data.token);
+      const { value } = issueSession(deps.key, deps.auth.now());
+      reply.setCookie(SESSION_COOKIE, value, { ...COOKIE_OPTIONS, maxAge: SESSION_LIFETIME_SECONDS, secure: secure(request) });
+      return reply.status(204).send();
+    },
   });
 
-  api.get('/session', async (request) => {
-    parseQuery(request.raw.url ?? '', []);
-    const session = await readSession(request, deps);
-    if (session === null) throw errors.unauthorized();
-    return { data: { expiresAt: formatTimestamp(session.expiresAtMs) } };
+  defineRoute(api, {
+    method: 'GET',
+    url: '/session',
+    contract: {
+      summary: 'The current session of the web interface',
+      tag: 'web',
+      credential: null,
+      query: {},
+      answers: { 200: { description: 'The session expiry.', schema: dataOf(z.object({ expiresAt: z.string() })) } },
+      errors: [...COMMON_ERRORS, 'unauthorized'],
+    },
+    handler: async (request) => {
+      const session = await readSession(request, deps);
+      if (session === null) throw errors.unauthorized();
+      return { data: { expiresAt: formatTimestamp(session.expiresAtMs) } };
+    },
   });
 
-  api.delete('/session', async (request, reply) => {
-    parseQuery(request.raw.url ?? '', []);
-    const session = await readSession(request, deps);
-    // A copy of the cookie kept elsewhere must stop working too, not only the browser's.
-    if (session !== null) await revokeSession(deps.auth.db, session, deps.auth.now());
-    reply.clearCookie(SESSION_COOKIE, {
-      httpOnly: true,
-      sameSite: 'strict',
-      path: COOKIE_PATH,
-      secure: requestIsHttps(request, deps.auth.trustedProxyCount),
-    });
-    return reply.status(204).send();
+  defineRoute(api, {
+    method: 'DELETE',
+    url: '/session',
+    contract: {
+      summary: 'Sign out of the web interface (clears and revokes the session)',
+      tag: 'web',
+      credential: null,
+      query: {},
+      answers: { 204: { description: 'Signed out.' } },
+      errors: [...COMMON_ERRORS, 'forbidden_origin'],
+    },
+    handler: async (request, reply) => {
+      const session = await readSession(request, deps);
+      // A copy of the cookie kept elsewhere must stop working too, not only the browser's.
+      if (session !== null) await revokeSession(deps.auth.db, session, deps.auth.now());
+      reply.clearCookie(SESSION_COOKIE, { ...COOKIE_OPTIONS, secure: secure(request) });
+      return reply.status(204).send();
+    },
   });
 }

@@ -8,7 +8,8 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { AppError } from '../http/errors.ts';
 import type { ReplayDeps } from '../replay/replays.ts';
 import { registerInterfaceDataRoutes } from './data-routes.ts';
-import { registerPages } from './pages.ts';
+import { defineRoute } from '../http/route-contract.ts';
+import { pageContract, registerPages } from './pages.ts';
 import { isSameOrigin } from './request-origin.ts';
 import { readSession, registerSessionRoutes, type SessionDeps } from './session.ts';
 import { deriveSessionKey } from './session-token.ts';
@@ -44,7 +45,12 @@ const CSP_DIRECTIVES = {
  * API's own routes with the session cookie as the credential (docs/web-interface.md).
  */
 export async function registerWebInterface(app: FastifyInstance, deps: WebInterfaceDeps): Promise<void> {
-  app.get('/', async (_request, reply) => reply.redirect('/ui/', 302));
+  defineRoute(app, {
+    method: 'GET',
+    url: '/',
+    contract: pageContract('Redirect to the web interface', { 302: { description: 'Location: /ui/' } }),
+    handler: async (_request, reply) => reply.redirect('/ui/', 302),
+  });
 
   await app.register(
     async (ui) => {
