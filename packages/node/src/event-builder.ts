@@ -30,6 +30,7 @@ export interface BuiltEnvelope {
 export interface BuilderSettings {
   readonly service: string;
   readonly environment: string;
+  /** Redacts a value the builder owns; may write into it (the recorder's redactor does). */
   readonly redact: (value: unknown) => unknown;
   readonly captureStack: boolean;
   readonly maxEventBytes: number;
@@ -105,27 +106,37 @@ function looksSecret(key: string): boolean {
   return verdict;
 }
 
+/** Stands for `[*]` in a path under construction; a key is kept as it is. */
+const ELEMENTS: unique symbol = Symbol('elements');
+type Segment = string | typeof ELEMENTS;
+
 /** Reports secret-looking keys (5.8 item 7) that no rule replaced, once per field and path. */
 function reportUnredactedNames(settings: BuilderSettings, field: string, value: unknown): void {
-  // The path is kept as segments and joined only when something is reported.
-  const segments: string[] = [field];
-  const visit = (node: unknown): void => {
-    if (segments.length > 64 || node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      segments.push('[*]');
-      for (const item of node) visit(item);
-      segments.pop();
-      return;
-    }
-    for (const key of Object.keys(node)) {
-      const item = (node as Record<string, unknown>)[key];
-      segments.push(`.${key}`);
-      if (item !== REDACTED && looksSecret(key)) report(settings, field, key, segments.join(''));
-      visit(item);
-      segments.pop();
-    }
-  };
-  visit(value);
+  // The path is kept as segments and written out only when something is reported.
+  visitNames(settings, field, value, []);
+}
+
+function visitNames(settings: BuilderSettings, field: string, node: unknown, segments: Segment[]): void {
+  if (segments.length > 63 || node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    segments.push(ELEMENTS);
+    for (const item of node) visitNames(settings, field, item, segments);
+    segments.pop();
+    return;
+  }
+  for (const key of Object.keys(node)) {
+    const item = (node as Record<string, unknown>)[key];
+    segments.push(key);
+    if (item !== REDACTED && looksSecret(key)) report(settings, field, key, pathOf(field, segments));
+    visitNames(settings, field, item, segments);
+    segments.pop();
+  }
+}
+
+function pathOf(field: string, segments: readonly Segment[]): string {
+  let path = field;
+  for (const segment of segments) path += segment === ELEMENTS ? '[*]' : `.${segment}`;
+  return path;
 }
 
 function report(settings: BuilderSettings, field: string, name: string, path: string): void {

@@ -14,7 +14,7 @@ import {
   MAX_MAX_EVENT_PAYLOAD_BYTES,
   MIN_MAX_EVENT_PAYLOAD_BYTES,
   compileRules,
-  createRedactor,
+  createInPlaceRedactor,
 } from './shared-rules.ts';
 import type { ContinueJourneyOptions, Counters, Entity, OpenTelemetryApi, RecordFields, RecorderOptions, StartJourneyOptions } from './types.ts';
 import { SDK_NAME, SDK_VERSION } from './version.ts';
@@ -112,7 +112,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const settings: BuilderSettings = {
     service: fitField(service, 128),
     environment,
-    redact: createRedactor(rules),
+    // The captured copy is the recorder's own, so redaction writes into it rather than copying again.
+    redact: createInPlaceRedactor(rules),
     captureStack: opts.captureStack === true,
     maxEventBytes,
     runtime: {

@@ -20,7 +20,7 @@ export {
   METADATA_KEY_LENGTH,
   PROTOCOL_VERSION,
 } from '../../../src/protocol/limits.ts';
-export { createRedactor, REDACTED } from '../../../src/protocol/redaction/redact.ts';
+export { createInPlaceRedactor, createRedactor, REDACTED } from '../../../src/protocol/redaction/redact.ts';
 export { compileRules, isValidRedactionRule } from '../../../src/protocol/redaction/operator-rules.ts';
 export { BUILT_IN_SECRET_NAMES, isBuiltInSecretName } from '../../../src/protocol/redaction/secret-names.ts';
 export { maskCredentialText, isSecretLookingName } from '../../../src/protocol/redaction/mask-error-text.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileRules } from './operator-rules.ts';
 import { BUILT_IN_SECRET_NAMES } from './secret-names.ts';
 import { setOwn } from '../own-keys.ts';
-import { REDACTED, endsWithTruncationMarker, maskHeaderLines, redactValue } from './redact.ts';
+import { REDACTED, createInPlaceRedactor, createRedactor, endsWithTruncationMarker, maskHeaderLines, redactValue } from './redact.ts';
 
 const R = REDACTED;
 const rules = (...sources: string[]) => compileRules(sources).rules;
@@ -261,5 +261,33 @@ describe('header lines in strings (5.7)', () => {
       b: { c: 'Authorization: [REDACTED]\r\nHost: h' },
     });
     expect(redactValue(block)).toBe('Authorization: [REDACTED]\r\nHost: h');
+  });
+});
+
+describe('createInPlaceRedactor', () => {
+  const samples: unknown[] = [
+    { password: 'p', keep: 1, nested: { API_KEY: 'k', list: [{ name: 'Authorization', value: 'v' }] } },
+    [['Cookie', 'c'], ['Authorization', 'Content-Type']],
+    ['Host', 'h', 'Authorization', 'a', 'Content-Type', 'x'],
+    { user: { ssn: '1', tags: ['a', 'b'] }, headers: 'Authorization: x\r\nHost: h' },
+    'Cookie: c\r\nHost: h',
+    42,
+  ];
+  const sources = ['user.ssn', 'user.tags[*]', '**.token'];
+
+  it.each(samples.map((sample) => [sample]))('gives what the copying redactor gives: %j', (sample) => {
+    const expected = createRedactor(rules(...sources))(sample);
+    const owned = structuredClone(sample);
+    const result = createInPlaceRedactor(rules(...sources))(owned);
+    expect(result).toEqual(expected);
+    if (typeof sample === 'object') expect(result).toBe(owned);
+  });
+
+  it('keeps a __proto__ key an own property', () => {
+    const owned: Record<string, unknown> = {};
+    setOwn(owned, '__proto__', { password: 'p' });
+    const result = createInPlaceRedactor()(owned) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(result, '__proto__')?.value).toEqual({ password: R });
   });
 });

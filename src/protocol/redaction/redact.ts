@@ -17,7 +17,17 @@ interface Context {
   /** Folded `**.name` operator names; with the built-ins they are the "secret names" of 5.6. */
   readonly anyDepth: ReadonlySet<string>;
   readonly rootCursors: readonly Cursor[];
+  /** Folded form and secret-name verdict by key: payloads repeat the same keys call after call. */
+  readonly keyVerdicts: Map<string, KeyVerdict>;
 }
+
+interface KeyVerdict {
+  readonly folded: string;
+  readonly secret: boolean;
+}
+
+/** Bound on remembered keys, so that a stream of distinct keys cannot grow a redactor without limit. */
+const KEY_VERDICT_LIMIT = 10_000;
 
 
 /** Reads an own property only, so that `value`/`name` never come from a prototype. */
@@ -36,7 +46,18 @@ function createContext(rules: readonly CompiledRule[]): Context {
     if (rule.kind === 'any-depth') anyDepth.add(rule.folded);
     else if (rule.steps.length > 0) rootCursors.push({ steps: rule.steps, index: 0 });
   }
-  return { anyDepth, rootCursors };
+  return { anyDepth, rootCursors, keyVerdicts: new Map() };
+}
+
+function keyVerdict(ctx: Context, key: string): KeyVerdict {
+  let verdict = ctx.keyVerdicts.get(key);
+  if (verdict === undefined) {
+    const folded = foldName(key);
+    verdict = { folded, secret: isFoldedBuiltInSecretName(folded) || ctx.anyDepth.has(folded) };
+    if (ctx.keyVerdicts.size >= KEY_VERDICT_LIMIT) ctx.keyVerdicts.clear();
+    ctx.keyVerdicts.set(key, verdict);
+  }
+  return verdict;
 }
 
 function isSecretName(ctx: Context, name: string): boolean {
@@ -54,22 +75,24 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RAW_HEADER_NAME = /^:?[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Indices of an array to replace because of a `[name, value]` or rawHeaders shape (5.6). */
-function headerShapeIndices(ctx: Context, items: readonly unknown[]): Set<number> {
-  const indices = new Set<number>();
+/** No index to replace: shared, so the arrays that are not header shapes (most) allocate nothing. */
+const NO_INDICES: ReadonlySet<number> = new Set<number>();
+
+function headerShapeIndices(ctx: Context, items: readonly unknown[]): ReadonlySet<number> {
   const first = items[0];
   if (items.length === 2 && typeof first === 'string') {
-    if (isSecretName(ctx, first) && isReplaceableHeaderValue(items[1])) indices.add(1);
-    return indices;
+    return isSecretName(ctx, first) && isReplaceableHeaderValue(items[1]) ? new Set([1]) : NO_INDICES;
   }
-  if (items.length === 0 || items.length % 2 !== 0) return indices;
+  if (items.length === 0 || items.length % 2 !== 0) return NO_INDICES;
   let sawKnownName = false;
   for (let i = 0; i < items.length; i += 2) {
     const name = items[i];
-    if (typeof name !== 'string' || !RAW_HEADER_NAME.test(name)) return indices;
-    if (typeof items[i + 1] !== 'string') return indices;
+    if (typeof name !== 'string' || !RAW_HEADER_NAME.test(name)) return NO_INDICES;
+    if (typeof items[i + 1] !== 'string') return NO_INDICES;
     if (isKnownHeaderName(name)) sawKnownName = true;
   }
-  if (!sawKnownName) return indices;
+  if (!sawKnownName) return NO_INDICES;
+  const indices = new Set<number>();
   for (let i = 0; i < items.length; i += 2) {
     if (isSecretName(ctx, items[i] as string) && isReplaceableHeaderValue(items[i + 1])) {
       indices.add(i + 1);
@@ -132,8 +155,17 @@ function maskHeaderBlock(ctx: Context, text: string): string {
   return changed ? lines.join('\r\n') : text;
 }
 
+interface Step {
+  readonly matched: boolean;
+  readonly next: readonly Cursor[];
+}
+
+/** The step when no path rule is under way (the common case): shared, so no key allocates one. */
+const NO_STEP: Step = Object.freeze({ matched: false, next: Object.freeze([]) as readonly Cursor[] });
+
 /** Advances cursors over an object key; `matched` is true when a rule ends on this key. */
-function stepKey(cursors: readonly Cursor[], folded: string): { matched: boolean; next: Cursor[] } {
+function stepKey(cursors: readonly Cursor[], folded: string): Step {
+  if (cursors.length === 0) return NO_STEP;
   let matched = false;
   const next: Cursor[] = [];
   for (const cursor of cursors) {
@@ -147,7 +179,8 @@ function stepKey(cursors: readonly Cursor[], folded: string): { matched: boolean
 }
 
 /** Advances cursors over an array element; only `[*]` steps apply to elements. */
-function stepElement(cursors: readonly Cursor[]): { matched: boolean; next: Cursor[] } {
+function stepElement(cursors: readonly Cursor[]): Step {
+  if (cursors.length === 0) return NO_STEP;
   let matched = false;
   const next: Cursor[] = [];
   for (const cursor of cursors) {
@@ -158,30 +191,27 @@ function stepElement(cursors: readonly Cursor[]): { matched: boolean; next: Curs
   return { matched, next };
 }
 
-function walk(ctx: Context, value: unknown, cursors: readonly Cursor[]): unknown {
+/** `inPlace` writes into `value` itself; only for a tree the caller owns and shares with no one. */
+function walk(ctx: Context, value: unknown, cursors: readonly Cursor[], inPlace: boolean): unknown {
   if (typeof value === 'string') return maskHeaderBlock(ctx, value);
   if (Array.isArray(value)) {
     const shaped = headerShapeIndices(ctx, value);
     const element = stepElement(cursors);
-    const out: unknown[] = [];
+    const out: unknown[] = inPlace ? value : [];
     for (let i = 0; i < value.length; i += 1) {
       const replace = element.matched || shaped.has(i);
-      out.push(replace ? REDACTED : walk(ctx, value[i], element.next));
+      out[i] = replace ? REDACTED : walk(ctx, value[i], element.next, inPlace);
     }
     return out;
   }
   if (isPlainObject(value)) {
     const replaceValueKey = isSecretNameValueObject(ctx, value);
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = inPlace ? value : {};
     for (const key of Object.keys(value)) {
-      const folded = foldName(key);
-      const step = stepKey(cursors, folded);
-      const replace =
-        step.matched ||
-        isFoldedBuiltInSecretName(folded) ||
-        ctx.anyDepth.has(folded) ||
-        (replaceValueKey && key === 'value');
-      setOwn(out, key, replace ? REDACTED : walk(ctx, value[key], step.next));
+      const verdict = keyVerdict(ctx, key);
+      const step = stepKey(cursors, verdict.folded);
+      const replace = step.matched || verdict.secret || (replaceValueKey && key === 'value');
+      setOwn(out, key, replace ? REDACTED : walk(ctx, value[key], step.next, inPlace));
     }
     return out;
   }
@@ -194,7 +224,17 @@ function walk(ctx: Context, value: unknown, cursors: readonly Cursor[]): unknown
  */
 export function createRedactor(rules: readonly CompiledRule[] = []): (value: unknown) => unknown {
   const ctx = createContext(rules);
-  return (value) => walk(ctx, value, ctx.rootCursors);
+  return (value) => walk(ctx, value, ctx.rootCursors, false);
+}
+
+/**
+ * The same redaction written into the value itself, which it then returns: for a caller that has
+ * just made its own JSON copy (the SDK's capture) and would otherwise pay for a second one.
+ * The value must be a tree (no object reached twice) that nothing else holds.
+ */
+export function createInPlaceRedactor(rules: readonly CompiledRule[] = []): (value: unknown) => unknown {
+  const ctx = createContext(rules);
+  return (value) => walk(ctx, value, ctx.rootCursors, true);
 }
 
 /**

@@ -73,9 +73,14 @@ export const KNOWN_HEADER_NAMES = [
  * `toLowerCase` (not `toLocaleLowerCase`) is used on purpose: the result must not depend on the
  * server's locale (a Turkish locale would fold `I` differently).
  */
+const FOLD_REMOVED = /[-_]/g;
+
 export function foldName(name: string): string {
-  return name.toLowerCase().replace(/[-_]/g, '');
+  const lower = name.toLowerCase();
+  // Most keys hold neither character: they skip the replace.
+  return lower.includes('-') || lower.includes('_') ? lower.replace(FOLD_REMOVED, '') : lower;
 }
+
 
 const FOLDED_BUILT_INS: ReadonlySet<string> = new Set(BUILT_IN_SECRET_NAMES.map(foldName));
 const KNOWN_HEADERS: ReadonlySet<string> = new Set(KNOWN_HEADER_NAMES);
