@@ -1,3 +1,5 @@
+import { parseArgs as utilParseArgs, type ParseArgsConfig } from 'node:util';
+
 /**
  * Argument rules of the operator commands (interface spec, Operator commands): `--help`/`-h`
  * never runs a command, a value beginning with a dash goes after `--`, an argument holding a
@@ -30,6 +32,8 @@ export interface ParsedArgs {
 const NON_ASCII_DASH = /[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/;
 
 export function parseArgs(argv: readonly string[], spec: CommandSpec): ParsedArgs {
+  // The split at `--` stays by hand: `--help` and the non-ASCII dash rule apply only before it,
+  // and node:util would take a `--` right after a value option as that option's value.
   const terminator = argv.indexOf('--');
   const before = terminator === -1 ? argv : argv.slice(0, terminator);
   const after = terminator === -1 ? [] : argv.slice(terminator + 1);
@@ -45,30 +49,47 @@ export function parseArgs(argv: readonly string[], spec: CommandSpec): ParsedArg
   }
   const options = spec.options ?? {};
   const rest: string[] = [];
-  for (let i = 0; i < before.length; i++) {
-    const arg = before[i]!;
-    if (!arg.startsWith('-') || arg === '-') {
-      rest.push(arg);
+  // Non-strict tokens: node:util splits `--name=value`, takes the next argument as a value and
+  // keeps the order, while the spec's own messages and the refusal of a repeated single option
+  // (which node:util would silently overwrite) stay here.
+  const { tokens } = utilParseArgs({ args: [...before], options: utilOptions(options), strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      rest.push(token.value);
       continue;
     }
-    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const option = options[name];
-    if (!option) throw new UsageError(`unknown option ${name}; a value that begins with a dash goes after --`);
+    if (token.kind !== 'option') continue;
+    const option = options[token.rawName];
+    if (!option) {
+      // A short group such as `-weird` is named as typed, not by its first letter.
+      const raw = before[token.index]!;
+      const name = raw.startsWith('--') && raw.includes('=') ? raw.slice(0, raw.indexOf('=')) : raw;
+      throw new UsageError(`unknown option ${name}; a value that begins with a dash goes after --`);
+    }
+    const name = token.rawName;
     if (!option.value) {
-      if (inline !== undefined) throw new UsageError(`${name} takes no value`);
+      if (token.inlineValue) throw new UsageError(`${name} takes no value`);
       parsed.flags.add(name);
       continue;
     }
-    const value = inline ?? before[++i];
-    if (value === undefined) throw new UsageError(`${name} needs a value`);
+    if (token.value === undefined) throw new UsageError(`${name} needs a value`);
     const list = parsed.values.get(name) ?? [];
     if (list.length > 0 && !option.repeat) throw new UsageError(`${name} is given more than once`);
-    list.push(value);
+    list.push(token.value);
     parsed.values.set(name, list);
   }
   rest.push(...after);
   assignPositionals(rest, spec.positionals, parsed);
   return parsed;
+}
+
+/** The spec's `--name` keys as node:util option declarations. */
+function utilOptions(options: Record<string, OptionSpec>): ParseArgsConfig['options'] {
+  return Object.fromEntries(
+    Object.entries(options)
+      .filter(([name]) => name.startsWith('--'))
+      .map(([name, option]) => [name.slice(2), { type: option.value ? 'string' : 'boolean', multiple: option.repeat ?? false }] as const),
+  );
 }
 
 function assignPositionals(rest: string[], names: string[], parsed: ParsedArgs): void {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AppError, type ErrorDetail } from '../http/errors.ts';
+import { issueDetails } from '../http/body-fields.ts';
+import { AppError } from '../http/errors.ts';
 import { codePointLength, hasNul } from '../protocol/identifiers.ts';
 import { hasUnpairedSurrogate } from '../protocol/storability.ts';
 import { MAX_ERASURE_VALUE_LENGTH } from './limits.ts';
@@ -34,11 +35,7 @@ export function parseErasureRequest(body: unknown): ErasureRequest {
   }
   const parsed = erasureRequestSchema.safeParse(body);
   if (parsed.success) return parsed.data;
-  const details: ErrorDetail[] = parsed.error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: key.slice(0, 64), message: 'is not a field of an erasure' }))
-      : [{ path: issue.path.join('.'), message: issue.message }],
-  );
+  const details = issueDetails(parsed.error.issues, 'is not a field of an erasure');
   const first = details[0]!;
   throw new AppError('invalid_request', `${first.path || 'The body'} ${first.message}.`, details);
 }

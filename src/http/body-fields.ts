@@ -1,17 +1,24 @@
-// Field readers shared by the hand-checked JSON bodies (replay and destination creation): each
-// problem becomes one `details` item, and the refusal is one 400 invalid_request listing them all.
+// Shared pieces of the zod-checked JSON bodies (replay, destination and erasure requests): the
+// schema is both the route contract's body and the validator, each issue becomes one `details`
+// item, and the refusal is one 400 invalid_request listing them all.
+import { z } from 'zod';
 import { hasNul } from '../protocol/identifiers.ts';
 import { AppError, type ErrorDetail } from './errors.ts';
 
-/** A string field, or null with a problem: missing (when required), not a string, or holding NUL. */
-export function textField(fields: Record<string, unknown>, key: string, problems: ErrorDetail[], required = true): string | null {
-  const value = fields[key];
-  if (value === undefined) {
-    if (required) problems.push({ path: key, message: 'is required' });
-  } else if (typeof value !== 'string') problems.push({ path: key, message: 'must be a string' });
-  else if (hasNul(value)) problems.push({ path: key, message: 'must not hold a NUL character' });
-  else return value;
-  return null;
+/** A required string field: missing, not a string, or holding NUL is one problem each. */
+export function textField(): z.ZodString {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .refine((value) => !hasNul(value), { message: 'must not hold a NUL character', abort: true });
+}
+
+/** One `details` item per zod issue; an unknown key (strict objects) is named, cut to 64 characters. */
+export function issueDetails(issues: readonly z.core.$ZodIssue[], unknownKey = 'is not a field'): ErrorDetail[] {
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: key.slice(0, 64), message: unknownKey }))
+      : [{ path: issue.path.join('.'), message: issue.message }],
+  );
 }
 
 /** 400 invalid_request with every problem; the message names the first. */

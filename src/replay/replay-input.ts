@@ -1,20 +1,39 @@
 // The create-replay body (section 4): eventId, destinationId (uuid), method (default POST) and
 // path. There is no payload or headers field; unknown keys are ignored.
 
-import { isUuid } from '../protocol/identifiers.ts';
-import { invalidBody, textField } from '../http/body-fields.ts';
-import { AppError, type ErrorDetail } from '../http/errors.ts';
+import { z } from 'zod';
+import { invalidBody, issueDetails, textField } from '../http/body-fields.ts';
+import { AppError } from '../http/errors.ts';
+import { hasNul, isUuid } from '../protocol/identifiers.ts';
 import type { ReplayMethod } from './runs-sql.ts';
 import { checkReplayPath } from './url-policy.ts';
 
-export const REPLAY_METHODS: readonly ReplayMethod[] = ['POST', 'PUT', 'PATCH'];
+const REPLAY_METHODS = ['POST', 'PUT', 'PATCH'] as const satisfies readonly ReplayMethod[];
 
-export interface ReplayInput {
-  eventId: string;
-  destinationId: string;
-  method: ReplayMethod;
-  path: string;
-}
+/** The route contract's body and the validator; every problem is one `details` item. */
+export const replayBodySchema = z.object({
+  eventId: textField().refine((value) => value !== '', 'must not be empty'),
+  destinationId: textField()
+    .refine(isUuid, 'must be a uuid')
+    .meta({ format: 'uuid' })
+    .transform((value) => value.toLowerCase()),
+  method: z
+    .enum(REPLAY_METHODS, {
+      error: (issue) =>
+        typeof issue.input !== 'string'
+          ? 'must be a string'
+          : hasNul(issue.input)
+            ? 'must not hold a NUL character'
+            : `must be one of ${REPLAY_METHODS.join(', ')}`,
+    })
+    .default('POST'),
+  path: textField().superRefine((value, ctx) => {
+    const checked = checkReplayPath(value);
+    if (!checked.ok) ctx.addIssue({ code: 'custom', message: checked.message });
+  }),
+});
+
+export type ReplayInput = z.output<typeof replayBodySchema>;
 
 /** Throws 400 invalid_request listing every problem; nothing is looked up before this passes. */
 export function parseReplayInput(body: unknown): ReplayInput {
@@ -24,22 +43,7 @@ export function parseReplayInput(body: unknown): ReplayInput {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError('invalid_request', 'The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
   }
-  const fields = body as Record<string, unknown>;
-  const problems: ErrorDetail[] = [];
-  const text = (key: string, required: boolean): string | null => textField(fields, key, problems, required);
-  const eventId = text('eventId', true);
-  if (eventId === '') problems.push({ path: 'eventId', message: 'must not be empty' });
-  const destinationId = text('destinationId', true);
-  if (destinationId !== null && !isUuid(destinationId)) problems.push({ path: 'destinationId', message: 'must be a uuid' });
-  const method = text('method', false) ?? 'POST';
-  if (!(REPLAY_METHODS as readonly string[]).includes(method)) {
-    problems.push({ path: 'method', message: `must be one of ${REPLAY_METHODS.join(', ')}` });
-  }
-  const path = text('path', true);
-  if (path !== null) {
-    const checked = checkReplayPath(path);
-    if (!checked.ok) problems.push({ path: 'path', message: checked.message });
-  }
-  if (problems.length > 0) throw invalidBody(problems);
-  return { eventId: eventId!, destinationId: destinationId!.toLowerCase(), method: method as ReplayMethod, path: path! };
+  const parsed = replayBodySchema.safeParse(body);
+  if (!parsed.success) throw invalidBody(issueDetails(parsed.error.issues));
+  return parsed.data;
 }

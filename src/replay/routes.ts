@@ -4,29 +4,14 @@ import { adminBeforeBody, requireAdminProject, type AuthContext } from '../auth/
 import { dataOf, recordSchema } from '../http/answers.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
-import { ENVIRONMENT_TYPES, parseNewDestination } from './destination-input.ts';
+import { destinationBodySchema, parseNewDestination } from './destination-input.ts';
 import { classifyDestinationId, createDestination, deleteDestination, listDestinations } from './destinations.ts';
-import { REPLAY_METHODS, parseReplayInput } from './replay-input.ts';
+import { parseReplayInput, replayBodySchema } from './replay-input.ts';
 import { createReplay, getReplay, type ReplayDeps } from './replays.ts';
 
 export interface ReplayRouteDeps extends ReplayDeps {
   auth: AuthContext;
 }
-
-// Body shapes for the OpenAPI document; parseNewDestination and parseReplayInput check them
-// with the spec's messages and details.
-const destinationBody = z.object({
-  name: z.string(),
-  baseUrl: z.string(),
-  environmentType: z.enum(ENVIRONMENT_TYPES),
-  headers: z.record(z.string(), z.string()),
-});
-const replayBody = z.object({
-  eventId: z.string(),
-  destinationId: z.uuid(),
-  method: z.enum(REPLAY_METHODS as readonly ['POST', 'PUT', 'PATCH']).optional(),
-  path: z.string(),
-});
 
 /** Every replay route is admin-only (section 4); the credential is checked before the body. */
 export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps): void {
@@ -48,7 +33,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
     contract: {
       ...admin,
       summary: 'Create a replay destination',
-      body: { schema: destinationBody },
+      body: { schema: destinationBodySchema },
       answers: { 201: one('The destination (headers masked).') },
       errors: [...adminErrors, ...bodyErrors, 'invalid_environment_type'],
     },
@@ -102,7 +87,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
     contract: {
       ...admin,
       summary: 'Replay a stored event to a destination',
-      body: { schema: replayBody },
+      body: { schema: replayBodySchema },
       // A blocked run is stored and shown, but the replay did not happen: 422 (section 4).
       answers: { 200: one('The replay run.'), 422: one('The run, stored as blocked.') },
       errors: [...adminErrors, ...bodyErrors, 'not_found', 'no_captured_input', 'destination_disabled'],
