@@ -75,6 +75,19 @@ function eventIdConflict(): Refusal {
   };
 }
 
+/** What the batch will write, gathered in memory while verdicts are decided. */
+interface BatchPlan {
+  journeys: Map<string, WorkingJourney>;
+  aliasSlots: AliasSlot[];
+  /** Events accepted earlier in this batch, by id: a later copy is a duplicate or a conflict. */
+  batchEvents: Map<string, { canonical: string }>;
+  eventRows: Array<{ row: EventRow; slots: AliasSlot[] }>;
+  tokens: TokenRow[];
+  clearedAliasIds: Set<number>;
+  newAliases: NewAliasRow[];
+  nextRef: number;
+}
+
 /**
  * Stores prepared events of one project environment in the caller's transaction: verdicts are
  * decided per event in memory in batch order (each event sees the earlier ones), then written
@@ -86,6 +99,18 @@ export async function storeEvents(
   scope: StoreScope,
   inputs: StoreInput[],
 ): Promise<StoreVerdict[]> {
+  const { plan, existingEvents } = await readBatch(db, scope, inputs);
+  const verdicts: StoreVerdict[] = [];
+  for (const input of inputs) {
+    const refused = verdictWithoutWrite(keyring, scope, plan, existingEvents, input.prepared);
+    verdicts.push(refused ?? planEvent(keyring, scope, plan, input));
+  }
+  await writeBatch(db, keyring, scope, plan);
+  return verdicts;
+}
+
+/** The three reads, in lock order: journeys (locked, id order), then events, then aliases. */
+async function readBatch(db: Queryable, scope: StoreScope, inputs: StoreInput[]) {
   const journeyIds = [...new Set(inputs.map((input) => input.prepared.event.journeyId))];
   const locked = await lockJourneys(db, scope.projectId, journeyIds);
   const existingEvents = await findEvents(db, scope.projectId, [...new Set(inputs.map((i) => i.prepared.event.id))]);
@@ -95,121 +120,162 @@ export async function storeEvents(
   for (const [id, row] of locked) {
     journeys.set(id, { state: row.state, environmentId: row.environmentId, isNew: false, changed: false, entityType: '', entityId: '' });
   }
-  const batchEvents = new Map<string, { hash: PreparedEvent['hash']; canonical: string }>();
-  const verdicts: StoreVerdict[] = [];
-  const eventRows: Array<{ row: EventRow; slots: AliasSlot[] }> = [];
-  const tokens: TokenRow[] = [];
-  const clearedAliasIds = new Set<number>();
-  const newAliases: NewAliasRow[] = [];
-  let nextRef = 1;
-
-  const addToken = (value: string | undefined, journeyId: string, kind: SearchTokenKind) => {
-    if (value === undefined) return;
-    const normalized = normalizeIdentifier(value);
-    if (normalized === '') return;
-    const token = searchTokenForWrite(keyring, normalized);
-    tokens.push({ token: token.token, journey_id: journeyId, kind, key_id: token.keyId });
+  const plan: BatchPlan = {
+    journeys,
+    aliasSlots,
+    batchEvents: new Map(),
+    eventRows: [],
+    tokens: [],
+    clearedAliasIds: new Set(),
+    newAliases: [],
+    nextRef: 1,
   };
+  return { plan, existingEvents };
+}
 
-  for (const { prepared, receivedAtUs } of inputs) {
-    const event = prepared.event;
-    const journey = journeys.get(event.journeyId);
-    if (journey && journey.environmentId !== scope.environmentId) {
-      verdicts.push({ status: 'rejected', eventId: event.id, refusal: journeyMismatch() });
-      continue;
-    }
-    const stored = existingEvents.get(event.id);
-    if (stored) {
-      const same = contentHashMatches(keyring, prepared.canonical, { keyId: stored.keyId, hash: stored.hash }) === true;
-      verdicts.push(
-        same
-          ? { status: 'accepted', eventId: event.id, journeyId: event.journeyId, duplicate: true }
-          : { status: 'rejected', eventId: event.id, refusal: eventIdConflict() },
-      );
-      continue;
-    }
-    const earlier = batchEvents.get(event.id);
-    if (earlier) {
-      verdicts.push(
-        earlier.canonical === prepared.canonical
-          ? { status: 'accepted', eventId: event.id, journeyId: event.journeyId, duplicate: true }
-          : { status: 'rejected', eventId: event.id, refusal: eventIdConflict() },
-      );
-      continue;
-    }
-    if (prepared.unstorablePath !== null) {
-      verdicts.push({ status: 'rejected', eventId: event.id, refusal: unstorableRefusal(prepared.unstorablePath) });
-      continue;
-    }
-
-    const summaryEvent: SummaryEvent = {
-      key: { timestampMs: event.timestampMs, receivedAtUs, eventId: event.id },
-      name: event.name,
-      service: event.service,
-      eventClass: classifyEvent(event),
-      ...(event.journeyLabel !== undefined ? { journeyLabel: event.journeyLabel } : {}),
-    };
-    let working = journey;
-    if (!working) {
-      working = {
-        state: newJourneyState(summaryEvent),
-        environmentId: scope.environmentId,
-        isNew: true,
-        changed: true,
-        entityType: event.entity.type,
-        entityId: event.entity.id,
-      };
-      journeys.set(event.journeyId, working);
-      addToken(event.entity.id, event.journeyId, 'entity_id');
-      addToken(event.journeyId, event.journeyId, 'journey_id');
-    }
-    working.state = applyEvent(working.state, summaryEvent);
-    working.changed = true;
-
-    // Aliases: one slot per (type, normalized value) and journey; every statement can clear.
-    const listed = new Set(event.displayableAliases ?? []);
-    const stated: AliasSlot[] = [];
-    for (const [type, value] of Object.entries(event.aliases ?? {})) {
-      const normalized = normalizeIdentifier(value);
-      const candidates = new Set(searchTokensForLookup(keyring, normalized).map((t) => t.token));
-      let slot = aliasSlots.find((s) => s.journeyId === event.journeyId && s.type === type && [...candidates].some((t) => s.tokens.has(t)));
-      if (!slot) {
-        const write = searchTokenForWrite(keyring, normalized);
-        slot = { id: null, ref: nextRef++, journeyId: event.journeyId, type, tokens: new Set([write.token]), displayable: listed.has(type) };
-        aliasSlots.push(slot);
-        newAliases.push({
-          ref: slot.ref,
-          journey_id: event.journeyId,
-          alias_type: type,
-          value_encrypted: encryptField(keyring, value),
-          token: write.token,
-          token_key_id: write.keyId,
-          displayable: listed.has(type),
-          display_value: listed.has(type) && !value.includes('\u0000') ? value : null,
-        });
-        // A blank value keeps its alias row (its identity) but is not indexed: nobody can search
-        // for it, and an index entry of '' is one rotation would have no value to re-key from.
-        if (normalized !== '') tokens.push({ token: write.token, journey_id: event.journeyId, kind: 'alias', key_id: write.keyId });
-      } else if (slot.displayable && !listed.has(type)) {
-        slot.displayable = false;
-        if (slot.id !== null) clearedAliasIds.add(slot.id);
-        else {
-          const pending = newAliases.find((row) => row.ref === slot!.ref)!;
-          pending.displayable = false;
-          pending.display_value = null;
-        }
-      }
-      if (!stated.includes(slot)) stated.push(slot);
-    }
-    for (const kind of EVENT_TOKEN_KINDS) addToken(event[EVENT_FIELD_TOKEN_KINDS[kind]], event.journeyId, kind);
-
-    batchEvents.set(event.id, { hash: prepared.hash, canonical: prepared.canonical });
-    eventRows.push({ row: eventRow(prepared, scope.environmentId, receivedAtUs), slots: stated });
-    verdicts.push({ status: 'accepted', eventId: event.id, journeyId: event.journeyId, duplicate: false });
+/**
+ * The verdict of an event that writes nothing, in protocol order: journey environment, then
+ * duplicate / conflict (stored, then earlier in the batch), then storability. Null: store it.
+ */
+function verdictWithoutWrite(
+  keyring: Keyring,
+  scope: StoreScope,
+  plan: BatchPlan,
+  existingEvents: Awaited<ReturnType<typeof findEvents>>,
+  prepared: PreparedEvent,
+): StoreVerdict | null {
+  const event = prepared.event;
+  const journey = plan.journeys.get(event.journeyId);
+  if (journey && journey.environmentId !== scope.environmentId) {
+    return { status: 'rejected', eventId: event.id, refusal: journeyMismatch() };
   }
+  const stored = existingEvents.get(event.id);
+  if (stored) {
+    const same = contentHashMatches(keyring, prepared.canonical, { keyId: stored.keyId, hash: stored.hash }) === true;
+    return duplicateOrConflict(prepared, same);
+  }
+  const earlier = plan.batchEvents.get(event.id);
+  if (earlier) return duplicateOrConflict(prepared, earlier.canonical === prepared.canonical);
+  if (prepared.unstorablePath !== null) {
+    return { status: 'rejected', eventId: event.id, refusal: unstorableRefusal(prepared.unstorablePath) };
+  }
+  return null;
+}
 
-  await writeBatch(db, keyring, scope, { journeys, eventRows, tokens, clearedAliasIds, newAliases });
-  return verdicts;
+function duplicateOrConflict(prepared: PreparedEvent, same: boolean): StoreVerdict {
+  const event = prepared.event;
+  return same
+    ? { status: 'accepted', eventId: event.id, journeyId: event.journeyId, duplicate: true }
+    : { status: 'rejected', eventId: event.id, refusal: eventIdConflict() };
+}
+
+/** Adds an accepted event to the plan: its journey's summary, its aliases, its tokens, its row. */
+function planEvent(keyring: Keyring, scope: StoreScope, plan: BatchPlan, { prepared, receivedAtUs }: StoreInput): StoreVerdict {
+  const event = prepared.event;
+  applyToJourney(keyring, scope, plan, prepared, receivedAtUs);
+  const stated = planAliases(keyring, plan, event);
+  for (const kind of EVENT_TOKEN_KINDS) addToken(keyring, plan, event[EVENT_FIELD_TOKEN_KINDS[kind]], event.journeyId, kind);
+
+  plan.batchEvents.set(event.id, { canonical: prepared.canonical });
+  plan.eventRows.push({ row: eventRow(prepared, scope.environmentId, receivedAtUs), slots: stated });
+  return { status: 'accepted', eventId: event.id, journeyId: event.journeyId, duplicate: false };
+}
+
+/** Applies the event to its journey's state, creating the journey (and its tokens) when new. */
+function applyToJourney(keyring: Keyring, scope: StoreScope, plan: BatchPlan, prepared: PreparedEvent, receivedAtUs: number): void {
+  const event = prepared.event;
+  const summaryEvent: SummaryEvent = {
+    key: { timestampMs: event.timestampMs, receivedAtUs, eventId: event.id },
+    name: event.name,
+    service: event.service,
+    eventClass: classifyEvent(event),
+    ...(event.journeyLabel !== undefined ? { journeyLabel: event.journeyLabel } : {}),
+  };
+  let working = plan.journeys.get(event.journeyId);
+  if (!working) {
+    working = {
+      state: newJourneyState(summaryEvent),
+      environmentId: scope.environmentId,
+      isNew: true,
+      changed: true,
+      entityType: event.entity.type,
+      entityId: event.entity.id,
+    };
+    plan.journeys.set(event.journeyId, working);
+    addToken(keyring, plan, event.entity.id, event.journeyId, 'entity_id');
+    addToken(keyring, plan, event.journeyId, event.journeyId, 'journey_id');
+  }
+  working.state = applyEvent(working.state, summaryEvent);
+  working.changed = true;
+}
+
+/**
+ * Aliases: one slot per (type, normalized value) and journey; a new value gets a new row, and
+ * every statement that does not list the type as displayable clears it. Returns the event's slots.
+ */
+function planAliases(keyring: Keyring, plan: BatchPlan, event: PreparedEvent['event']): AliasSlot[] {
+  const listed = new Set(event.displayableAliases ?? []);
+  const stated: AliasSlot[] = [];
+  for (const [type, value] of Object.entries(event.aliases ?? {})) {
+    const normalized = normalizeIdentifier(value);
+    const slot = findSlot(keyring, plan, event.journeyId, type, normalized)
+      ?? newSlot(keyring, plan, event.journeyId, type, value, normalized, listed.has(type));
+    if (slot.displayable && !listed.has(type)) clearDisplay(plan, slot);
+    if (!stated.includes(slot)) stated.push(slot);
+  }
+  return stated;
+}
+
+function findSlot(keyring: Keyring, plan: BatchPlan, journeyId: string, type: string, normalized: string): AliasSlot | undefined {
+  const candidates = new Set(searchTokensForLookup(keyring, normalized).map((t) => t.token));
+  return plan.aliasSlots.find((s) => s.journeyId === journeyId && s.type === type && [...candidates].some((t) => s.tokens.has(t)));
+}
+
+function newSlot(
+  keyring: Keyring,
+  plan: BatchPlan,
+  journeyId: string,
+  type: string,
+  value: string,
+  normalized: string,
+  displayable: boolean,
+): AliasSlot {
+  const write = searchTokenForWrite(keyring, normalized);
+  const slot: AliasSlot = { id: null, ref: plan.nextRef++, journeyId, type, tokens: new Set([write.token]), displayable };
+  plan.aliasSlots.push(slot);
+  plan.newAliases.push({
+    ref: slot.ref,
+    journey_id: journeyId,
+    alias_type: type,
+    value_encrypted: encryptField(keyring, value),
+    token: write.token,
+    token_key_id: write.keyId,
+    displayable,
+    display_value: displayable && !value.includes('\u0000') ? value : null,
+  });
+  // A blank value keeps its alias row (its identity) but is not indexed: nobody can search
+  // for it, and an index entry of '' is one rotation would have no value to re-key from.
+  if (normalized !== '') plan.tokens.push({ token: write.token, journey_id: journeyId, kind: 'alias', key_id: write.keyId });
+  return slot;
+}
+
+/** A stored row is cleared by one UPDATE; a row still to be inserted is inserted cleared. */
+function clearDisplay(plan: BatchPlan, slot: AliasSlot): void {
+  slot.displayable = false;
+  if (slot.id !== null) plan.clearedAliasIds.add(slot.id);
+  else {
+    const pending = plan.newAliases.find((row) => row.ref === slot.ref)!;
+    pending.displayable = false;
+    pending.display_value = null;
+  }
+}
+
+function addToken(keyring: Keyring, plan: BatchPlan, value: string | undefined, journeyId: string, kind: SearchTokenKind): void {
+  if (value === undefined) return;
+  const normalized = normalizeIdentifier(value);
+  if (normalized === '') return;
+  const token = searchTokenForWrite(keyring, normalized);
+  plan.tokens.push({ token: token.token, journey_id: journeyId, kind, key_id: token.keyId });
 }
 
 function slotFromRow(row: ExistingAlias): AliasSlot {
@@ -249,16 +315,8 @@ function eventRow(prepared: PreparedEvent, environmentId: string, receivedAtUs: 
   };
 }
 
-interface BatchWrites {
-  journeys: Map<string, WorkingJourney>;
-  eventRows: Array<{ row: EventRow; slots: AliasSlot[] }>;
-  tokens: TokenRow[];
-  clearedAliasIds: Set<number>;
-  newAliases: NewAliasRow[];
-}
-
 /** Journeys first (events refer to them), then aliases (events list their ids), then the rest. */
-async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreScope, writes: BatchWrites): Promise<void> {
+async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreScope, writes: BatchPlan): Promise<void> {
   // New journeys go in in id order, as existing ones are locked: two batches creating the same
   // journeys in different orders would otherwise deadlock (concurrency.int.test.ts).
   const created = [...writes.journeys].filter(([, j]) => j.isNew).sort(([a], [b]) => compareCodePoints(a, b));
