@@ -8,7 +8,7 @@ import { Link, navigate, withParams } from '../router.tsx';
 
 const PICK_LIMIT = 50;
 const PICK_WINDOW_MS = 7 * 86_400_000;
-const DIFF_ROWS_SHOWN = 4;
+const DIFF_ROWS_SHOWN = 6;
 
 export function ComparePage({ project, params }: { project: Project; params: URLSearchParams }) {
   const a = params.get('a');
@@ -174,19 +174,27 @@ function PairDifference({ pair }: { pair: ComparedPair }) {
     <div className="pair-difference">
       <strong className="differs-mark">Differs</strong>
       {notes.length > 0 ? <span>: {notes.join(', ')}</span> : null}
-      <DiffSummary label="input" rows={pair.inputDiff?.rows ?? []} />
-      <DiffSummary label="output" rows={pair.outputDiff?.rows ?? []} />
+      <DiffSummary rows={labelled('input', pair.inputDiff?.rows).concat(labelled('output', pair.outputDiff?.rows))} />
     </div>
   );
 }
 
-function DiffSummary({ label, rows }: { label: string; rows: DiffRow[] }) {
-  if (rows.length === 0) return null;
+type LabelledRow = DiffRow & { side: string };
+
+const labelled = (side: string, rows: DiffRow[] | undefined): LabelledRow[] => (rows ?? []).map((row) => ({ ...row, side }));
+
+/**
+ * Two different records always differ in their values; a field that is there in one and not in
+ * the other is what people compare for, so those rows come first (a stable sort keeps the rest).
+ */
+function DiffSummary({ rows: all }: { rows: LabelledRow[] }) {
+  if (all.length === 0) return null;
+  const rows = [...all].sort((x, y) => Number(x.kind === 'changed') - Number(y.kind === 'changed'));
   return (
     <ul className="diff-summary">
       {rows.slice(0, DIFF_ROWS_SHOWN).map((row, index) => (
         <li key={index}>
-          {label} <code>{row.path === '' ? '(whole value)' : row.path}</code> <span className={`kind kind-${row.kind}`}>{row.kind}</span>{' '}
+          {row.side} <code>{row.path === '' ? '(whole value)' : row.path}</code> <span className={`kind kind-${row.kind}`}>{row.kind}</span>{' '}
           {'before' in row ? <code>{formatValue(row.before)}</code> : null}
           {'after' in row ? (
             <>
