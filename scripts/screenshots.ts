@@ -1,5 +1,6 @@
-// Writes docs/images/*.png: the journeys list, a journey with its diff, a replay result, from the
-// demo data on a throw-away database (npm run screenshots; needs web/dist and /usr/bin/chromium).
+// Writes docs/images/*.png: the journeys list, a journey with its diff, a replay result, a followed
+// field and two journeys compared, from the demo data on a throw-away database
+// (npm run screenshots; needs web/dist and /usr/bin/chromium).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -7,7 +8,7 @@ import { launchBrowser } from '../test/browser/browser.ts';
 import { loadDemo } from '../test/browser/demo-data.ts';
 import { startEchoDestination, startServer } from '../test/browser/server.ts';
 import { signedInPage, startDatabase } from '../test/browser/stack.ts';
-import { adminApi, findLostPhone } from '../test/browser/subjects.ts';
+import { adminApi, findKeptPhone, findLostPhone } from '../test/browser/subjects.ts';
 
 const OUT = path.resolve(import.meta.dirname, '../docs/images');
 
@@ -49,6 +50,19 @@ try {
   await replay.locator('.detail-column').evaluate((column) => column.scrollTo(0, column.scrollHeight));
   await result.scrollIntoViewIfNeeded();
   await shoot(replay, 'replay.png');
+
+  const field = 'customer.phone';
+  await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/journeys/${encodeURIComponent(journey.journeyId)}?field=${field}`);
+  await list.locator('.field-trail li.lost-here').waitFor();
+  await list.locator('.forensics').scrollIntoViewIfNeeded();
+  await shoot(list, 'journey-field.png');
+
+  const losing = (await list.locator('.field-trail li.lost-here .trail-step-head button').textContent())!.split(' · ')[1]!;
+  const kept = await findKeptPhone(adminApi(server.baseUrl, demo.projectId), journey.entity.type, losing);
+  const comparePath = `/ui/projects/${demo.projectId}/compare?a=${encodeURIComponent(journey.journeyId)}&b=${encodeURIComponent(kept.journeyId)}`;
+  await list.goto(server.baseUrl + comparePath);
+  await list.locator('table.comparison').waitFor();
+  await shoot(list, 'compare.png');
 } finally {
   await browser.close();
   await echo.close();

@@ -57,3 +57,17 @@ export async function findLostPhone(get: Get): Promise<{ journey: Summary; event
   }
   throw new Error('the demo has no journey that lost a phone number');
 }
+
+interface FollowedPhone {
+  steps: { name: string; output: { state: string } | null }[];
+}
+
+/** A completed journey of the given entity type whose step `stepName` kept the phone number in its output. */
+export async function findKeptPhone(get: Get, entityType: string, stepName: string): Promise<Summary> {
+  for (const journey of await recentJourneys(get)) {
+    if (journey.status !== 'completed' || journey.entity.type !== entityType) continue;
+    const field = await get<FollowedPhone>(`/v1/journeys/${encodeURIComponent(journey.journeyId)}/fields?path=customer.phone`);
+    if (field.steps.some((step) => step.name === stepName && step.output?.state === 'present')) return journey;
+  }
+  throw new Error('the demo has no journey that kept its phone number');
+}

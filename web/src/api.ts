@@ -193,3 +193,82 @@ export interface ReplayRun {
   error: string | null;
   comparison: ComparisonRow[] | null;
 }
+
+// Journey forensics (docs/forensics.md).
+
+export interface StepRef {
+  eventId: string;
+  service: string;
+  name: string;
+}
+
+export type Verdict = 'absent' | 'appeared' | 'unchanged' | 'changed' | 'lost' | 'redacted' | 'not_captured';
+export type Observation = { state: 'present'; value: unknown } | { state: 'missing' } | { state: 'redacted'; value: string };
+
+export interface FollowedStep extends StepRef {
+  operation: string;
+  eventTimestamp: string;
+  input: Observation | null;
+  output: Observation | null;
+  verdict: Verdict;
+  handOff: { from: StepRef; verdict: Verdict } | null;
+}
+
+export interface Finding extends StepRef {
+  verdict: 'lost' | 'changed';
+  inTransit: boolean;
+  from: StepRef | null;
+}
+
+export interface FollowedField {
+  path: string;
+  steps: FollowedStep[];
+  firstLoss: Finding | null;
+  firstDifference: Finding | null;
+  truncated: boolean;
+}
+
+export interface JourneyChange {
+  path: string;
+  kind: 'lost' | 'renamed' | 'changed' | 'appeared' | 'removed';
+  renamedFrom?: string;
+  steps: (StepRef & { inTransit: boolean; from: StepRef | null })[];
+  stepCount: number;
+}
+
+export interface JourneyChanges {
+  changes: JourneyChange[];
+  truncated: boolean;
+  changesTruncated: boolean;
+}
+
+export interface ComparedStep {
+  index: number;
+  eventId: string;
+  service: string;
+  name: string;
+  operation: string;
+  eventTimestamp: string;
+  durationMs: number | null;
+  hasError: boolean;
+  inputStored: boolean;
+  outputStored: boolean;
+}
+
+export interface ComparedPair {
+  status: 'matched' | 'moved' | 'only_a' | 'only_b';
+  a: ComparedStep | null;
+  b: ComparedStep | null;
+  inputDiff: { rows: DiffRow[]; truncated: boolean } | null;
+  outputDiff: { rows: DiffRow[]; truncated: boolean } | null;
+  differs: boolean;
+}
+
+export interface JourneyComparison {
+  a: JourneyDetail;
+  b: JourneyDetail;
+  truncated: { a: boolean; b: boolean };
+  pairs: ComparedPair[];
+  firstDifference: number | null;
+  exactAlignment: boolean;
+}

@@ -6,6 +6,7 @@ import { Link, navigate, useLocation } from './router.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { JourneysPage } from './pages/journeys.tsx';
+import { ComparePage } from './pages/compare.tsx';
 import { SearchPage } from './pages/search.tsx';
 import { JourneyPage } from './pages/journey.tsx';
 import { HeaderSearch } from './pages/header-search.tsx';
@@ -107,6 +108,7 @@ function SignedIn() {
 }
 
 function ProjectRoute({ project, rest, params }: { project: Project; rest: string; params: URLSearchParams }) {
+  if (rest === '/compare') return <ComparePage project={project} params={params} />;
   if (rest === '/search') return <SearchPage project={project} q={params.get('q') ?? ''} />;
   const journey = /^\/journeys\/([^/]+)$/.exec(rest);
   if (journey) return <JourneyPage project={project} journeyId={decodeURIComponent(journey[1]!)} params={params} />;

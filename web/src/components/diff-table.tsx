@@ -10,11 +10,13 @@ const KIND_LABEL: Record<string, string> = {
 };
 
 /** Field-level differences; the server already puts lost values first and pairs renames. */
-export function DiffTable({ rows, caption, beforeLabel, afterLabel }: {
+export function DiffTable({ rows, caption, beforeLabel, afterLabel, onFollow }: {
   rows: (DiffRow | ComparisonRow)[];
   caption: string;
   beforeLabel: string;
   afterLabel: string;
+  /** Offered on each row with a path: follow that field through the journey. */
+  onFollow?: (path: string) => void;
 }) {
   if (rows.length === 0) return <p className="muted">{caption}: no differences.</p>;
   return (
@@ -26,6 +28,7 @@ export function DiffTable({ rows, caption, beforeLabel, afterLabel }: {
           <th scope="col">Field</th>
           <th scope="col">{beforeLabel}</th>
           <th scope="col">{afterLabel}</th>
+          {onFollow ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}
         </tr>
       </thead>
       <tbody>
@@ -48,9 +51,23 @@ export function DiffTable({ rows, caption, beforeLabel, afterLabel }: {
             <td>
               <code>{'after' in row ? formatValue(row.after) : '(missing)'}</code>
             </td>
+            {onFollow ? (
+              <td>
+                {row.path === '' ? null : <FollowButton path={row.path} onFollow={onFollow} />}
+              </td>
+            ) : null}
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** "Follow this field": the field's path through every step of the journey. */
+export function FollowButton({ path, onFollow }: { path: string; onFollow: (path: string) => void }) {
+  return (
+    <button type="button" className="small" onClick={() => onFollow(path)}>
+      Follow<span className="visually-hidden"> {path}</span>
+    </button>
   );
 }

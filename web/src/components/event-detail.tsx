@@ -26,7 +26,7 @@ function Fact({ name, children }: { name: string; children: ReactNode }) {
 }
 
 /** Everything recorded about one event: payloads, error, metadata, aliases, its diff and replay. */
-export function EventDetailPanel({ project, eventId }: { project: Project; eventId: string }) {
+export function EventDetailPanel({ project, eventId, onFollow }: { project: Project; eventId: string; onFollow?: (path: string) => void }) {
   const [event, setEvent] = useState<EventDetail | null>(null);
   const [diff, setDiff] = useState<{ rows: DiffRow[]; truncated: boolean } | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -94,7 +94,7 @@ export function EventDetailPanel({ project, eventId }: { project: Project; event
           {event.error.stack ? <pre tabIndex={0}>{event.error.stack}</pre> : null}
         </div>
       ) : null}
-      {diff ? <DiffTable rows={diff.rows} caption="What this step changed (input → output)" beforeLabel="Input" afterLabel="Output" /> : null}
+      {diff ? <DiffTable rows={diff.rows} caption="What this step changed (input → output)" beforeLabel="Input" afterLabel="Output" onFollow={onFollow} /> : null}
       {diff?.truncated ? <p className="muted">Only the first {diff.rows.length} differences are shown.</p> : null}
       {event.hasInput && event.hasOutput && !diff ? <Loading what="the diff" /> : null}
       <div className="payloads">

@@ -2,11 +2,12 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { request, type EventRow, type JourneyDetail, type Page, type Project } from '../api.ts';
 import { ErrorMessage, Loading, StatusBadge } from '../components/common.tsx';
 import { EventDetailPanel } from '../components/event-detail.tsx';
+import { FieldTrail, WhatChanged } from '../components/forensics.tsx';
 import { Timeline } from '../components/timeline.tsx';
 import { Waterfall } from '../components/waterfall.tsx';
 import { formatTime, journeyTitle } from '../lib/format.ts';
 import { displayOrder, groupRetries, timelineEntries } from '../lib/timeline.ts';
-import { navigate, withParams } from '../router.tsx';
+import { Link, navigate, withParams } from '../router.tsx';
 import { DeleteJourney } from './delete-journey.tsx';
 import { useKeyboardMoves } from './keyboard.ts';
 
@@ -21,6 +22,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
   const [live, setLive] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const selectedId = params.get('event');
+  const field = params.get('field');
   const base = `/projects/${project.id}/journeys/${encodeURIComponent(journeyId)}`;
   const path = `/v1/journeys/${encodeURIComponent(journeyId)}`;
   const options = useMemo(() => ({ projectId: project.id }), [project.id]);
@@ -83,6 +85,8 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
   const order = useMemo(() => displayOrder(items), [items]);
   const select = useCallback((id: string) => navigate(base + withParams(params, { event: id }), { replace: true }), [base, params]);
   useKeyboardMoves(order, selectedId, select);
+  const follow = useCallback((fieldPath: string) => navigate(base + withParams(params, { field: fieldPath })), [base, params]);
+  const stopFollowing = useCallback(() => navigate(base + withParams(params, { field: null })), [base, params]);
 
   if (error) return <ErrorMessage error={error} />;
   if (!journey) return <Loading what="the journey" />;
@@ -96,6 +100,9 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
           <button type="button" className={live ? 'toggle on' : 'toggle'} aria-pressed={live} onClick={() => setLive(!live)}>
             Live
           </button>
+          <Link to={`/projects/${project.id}/compare` + withParams(new URLSearchParams(), { a: journeyId })} className="button-link">
+            Compare
+          </Link>
           <DeleteJourney project={project} journey={journey} title={title} />
         </div>
       </div>
@@ -120,6 +127,10 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
         </p>
       ) : null}
       <Waterfall events={events} selectedId={selectedId} onSelect={select} />
+      <div className="forensics">
+        <WhatChanged project={project} journeyId={journeyId} onFollow={follow} />
+        {field !== null ? <FieldTrail project={project} journeyId={journeyId} path={field} onClose={stopFollowing} onSelect={select} /> : null}
+      </div>
       <div className="journey-body">
         <section aria-labelledby="timeline-heading" className="timeline-column">
           <h2 id="timeline-heading">Timeline</h2>
@@ -134,7 +145,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
           ) : null}
         </section>
         <div className="detail-column">
-          {selectedId ? <EventDetailPanel project={project} eventId={selectedId} /> : <p className="muted">Select an event to see its input, output, error and diff.</p>}
+          {selectedId ? <EventDetailPanel project={project} eventId={selectedId} onFollow={follow} /> : <p className="muted">Select an event to see its input, output, error and diff.</p>}
         </div>
       </div>
     </>

@@ -1,0 +1,180 @@
+// Journey forensics on the journey page: what changed in the journey, and one field followed
+// through every step (docs/forensics.md).
+import { useEffect, useRef, useState } from 'react';
+import { query, request, type FollowedField, type FollowedStep, type JourneyChanges, type Observation, type Project, type StepRef, type Verdict } from '../api.ts';
+import { formatValue } from '../lib/format.ts';
+import { ErrorMessage, Loading } from './common.tsx';
+import { FollowButton } from './diff-table.tsx';
+
+const VERDICT_LABEL: Record<Verdict, string> = {
+  absent: 'absent',
+  appeared: 'appeared',
+  unchanged: 'unchanged',
+  changed: 'changed',
+  lost: 'lost',
+  redacted: 'redacted',
+  not_captured: 'not captured',
+};
+
+/** Reads one forensics route of the journey; a new key reads again. */
+function useForensics<T>(project: Project, url: string): { data: T | null; error: unknown } {
+  const [state, setState] = useState<{ url: string; data: T | null; error: unknown }>({ url, data: null, error: null });
+  useEffect(() => {
+    const controller = new AbortController();
+    setState({ url, data: null, error: null });
+    request<T>(url, { projectId: project.id, signal: controller.signal }).then(
+      (data) => setState({ url, data, error: null }),
+      (error: unknown) => {
+        if (!controller.signal.aborted) setState({ url, data: null, error });
+      },
+    );
+    return () => controller.abort();
+  }, [project.id, url]);
+  return state.url === url ? state : { data: null, error: null };
+}
+
+const stepName = (step: StepRef) => `${step.service} · ${step.name}`;
+
+/** Every field the journey changed or lost, lost first, each with where it happened. */
+export function WhatChanged({ project, journeyId, onFollow }: { project: Project; journeyId: string; onFollow: (path: string) => void }) {
+  const { data, error } = useForensics<JourneyChanges>(project, `/v1/journeys/${encodeURIComponent(journeyId)}/changes`);
+  return (
+    <section aria-labelledby="changes-heading" className="forensics-panel">
+      <h2 id="changes-heading">What changed</h2>
+      {error ? <ErrorMessage error={error} /> : null}
+      {!data && !error ? <Loading what="the changes" /> : null}
+      {data && data.changes.length === 0 ? <p className="muted">No field changed between the stored payloads of this journey.</p> : null}
+      {data && data.changes.length > 0 ? (
+        <table className="changes">
+          <caption className="visually-hidden">Fields this journey changed or lost, lost first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Change</th>
+              <th scope="col">Field</th>
+              <th scope="col">Where</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.changes.map((change, index) => (
+              <tr key={index} className={`diff-${change.kind}`}>
+                <td>
+                  <span className={`kind kind-${change.kind}`}>{change.kind}</span>
+                </td>
+                <td>
+                  <code>{change.path === '' ? '(whole value)' : change.path}</code>
+                  {change.renamedFrom !== undefined ? (
+                    <div className="sub">
+                      from <code>{change.renamedFrom}</code>
+                    </div>
+                  ) : null}
+                </td>
+                <td>
+                  {change.steps.map((step, at) => (
+                    <span key={step.eventId + at} className="where">
+                      {step.inTransit && step.from ? <span className="transit">in transit {step.from.name} → </span> : null}
+                      {step.name}
+                    </span>
+                  ))}
+                  {change.stepCount > change.steps.length ? <span className="muted"> and {change.stepCount - change.steps.length} more</span> : null}
+                </td>
+                <td>{change.path === '' ? null : <FollowButton path={change.path} onFollow={onFollow} />}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {data?.changesTruncated ? <p className="muted">Some changes were left out: the list is bounded.</p> : null}
+      {data?.truncated ? <p className="muted">Only the journey's first events were read.</p> : null}
+    </section>
+  );
+}
+
+function ObservedValue({ label, observation }: { label: string; observation: Observation | null }) {
+  let text: string;
+  if (observation === null) text = 'not stored';
+  else if (observation.state === 'missing') text = '(missing)';
+  else if (observation.state === 'redacted') text = '[REDACTED]';
+  else text = formatValue(observation.value);
+  return (
+    <div className="observed">
+      <span className="muted">{label}</span> <code>{text}</code>
+    </div>
+  );
+}
+
+function VerdictTag({ verdict }: { verdict: Verdict }) {
+  return <span className={`verdict verdict-${verdict}`}>{VERDICT_LABEL[verdict]}</span>;
+}
+
+/** One field's path through the timeline; the step where it was first lost is highlighted. */
+export function FieldTrail({ project, journeyId, path, onClose, onSelect }: {
+  project: Project;
+  journeyId: string;
+  path: string;
+  onClose: () => void;
+  onSelect: (eventId: string) => void;
+}) {
+  const { data, error } = useForensics<FollowedField>(project, `/v1/journeys/${encodeURIComponent(journeyId)}/fields` + query({ path }));
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Following a field moves the reader there, keyboard focus included.
+  useEffect(() => {
+    heading.current?.focus();
+  }, [path]);
+  const loss = data?.firstLoss ?? null;
+  return (
+    <section aria-labelledby="trail-heading" className="forensics-panel field-trail">
+      <div className="trail-heading">
+        <h2 id="trail-heading" tabIndex={-1} ref={heading}>
+          Following <code>{path}</code>
+        </h2>
+        <button type="button" className="small" onClick={onClose}>
+          Stop following
+        </button>
+      </div>
+      {error ? <ErrorMessage error={error} /> : null}
+      {!data && !error ? <Loading what="the field's path" /> : null}
+      {data ? (
+        <>
+          <p className="trail-summary" role="status">
+            {loss
+              ? `Lost ${loss.inTransit && loss.from ? `in transit between ${stepName(loss.from)} and ${stepName(loss)}` : `at ${stepName(loss)}`}.`
+              : data.firstDifference
+                ? `Never lost; first changed at ${stepName(data.firstDifference)}.`
+                : 'Never lost or changed in this journey.'}
+          </p>
+          <ol className="trail">
+            {data.steps.map((step) => (
+              <TrailStep key={step.eventId} step={step} lostHere={loss?.eventId === step.eventId} lostInTransit={loss?.eventId === step.eventId && loss.inTransit} onSelect={onSelect} />
+            ))}
+          </ol>
+          {data.truncated ? <p className="muted">Only the journey's first events were read.</p> : null}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function TrailStep({ step, lostHere, lostInTransit, onSelect }: { step: FollowedStep; lostHere: boolean; lostInTransit: boolean; onSelect: (eventId: string) => void }) {
+  return (
+    <li className={lostHere ? 'trail-step lost-here' : 'trail-step'} aria-current={lostHere ? 'step' : undefined}>
+      {step.handOff ? (
+        <div className={lostInTransit ? 'hand-off lost-in-transit' : 'hand-off'}>
+          hand-off from {step.handOff.from.name}: <VerdictTag verdict={step.handOff.verdict} />
+          {lostInTransit ? <strong> lost in transit</strong> : null}
+        </div>
+      ) : null}
+      <div className="trail-step-head">
+        <button type="button" className="link-button" onClick={() => onSelect(step.eventId)}>
+          {step.service} · {step.name}
+        </button>{' '}
+        <VerdictTag verdict={step.verdict} />
+        {lostHere && !lostInTransit ? <strong className="lost-mark"> lost here</strong> : null}
+      </div>
+      <ObservedValue label="in" observation={step.input} />
+      <ObservedValue label="out" observation={step.output} />
+    </li>
+  );
+}
