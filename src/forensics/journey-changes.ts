@@ -41,6 +41,7 @@ export function listJourneyChanges(journey: JourneyPayloads): JourneyChanges {
   const byKey = new Map<string, JourneyChange & { first: number; lastOrder: number }>();
   let changesTruncated = false;
   listTransitions(journey.events).forEach((transition, order) => {
+    if (transition.same) return;
     const diff = readDiff(transition.before, transition.after);
     changesTruncated ||= diff.truncated;
     const here: ChangeStep = { ...stepRef(journey.events[transition.step]!), inTransit: transition.from !== null, from: transition.from };

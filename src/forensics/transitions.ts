@@ -18,6 +18,8 @@ export interface Transition {
   from: StepRef | null;
   before: unknown;
   after: unknown;
+  /** Both payloads are the same stored text: nothing changed, no need to walk them. */
+  same: boolean;
 }
 
 export function stepRef(event: PayloadEvent): StepRef {
@@ -26,11 +28,11 @@ export function stepRef(event: PayloadEvent): StepRef {
 
 /** A stored payload: the capture mode kept one (metadata-only keeps none). */
 export function storedInput(event: PayloadEvent): boolean {
-  return event.inputPayload !== null;
+  return event.inputText !== undefined ? event.inputText !== null : event.inputPayload !== null;
 }
 
 export function storedOutput(event: PayloadEvent): boolean {
-  return event.outputPayload !== null;
+  return event.outputText !== undefined ? event.outputText !== null : event.outputPayload !== null;
 }
 
 /**
@@ -41,15 +43,45 @@ export function storedOutput(event: PayloadEvent): boolean {
  */
 export function listTransitions(events: readonly PayloadEvent[]): Transition[] {
   const transitions: Transition[] = [];
-  let carried: { from: StepRef; value: unknown } | null = null;
+  let carried: { from: StepRef; side: Side } | null = null;
   events.forEach((event, step) => {
     const hasIn = storedInput(event);
     const hasOut = storedOutput(event);
     if (!hasIn && !hasOut) return;
-    const first = hasIn ? event.inputPayload : event.outputPayload;
-    if (carried !== null) transitions.push({ step, from: carried.from, before: carried.value, after: first });
-    if (hasIn && hasOut) transitions.push({ step, from: null, before: event.inputPayload, after: event.outputPayload });
-    carried = { from: stepRef(event), value: hasOut ? event.outputPayload : event.inputPayload };
+    const input = inputSide(event);
+    const output = outputSide(event);
+    const first = hasIn ? input : output;
+    if (carried !== null) transitions.push(transition(step, carried.from, carried.side, first));
+    if (hasIn && hasOut) transitions.push(transition(step, null, input, output));
+    carried = { from: stepRef(event), side: hasOut ? output : input };
   });
   return transitions;
+}
+
+/** One stored payload, read only when a walk asks for its value. */
+interface Side {
+  value: () => unknown;
+  text: string | null | undefined;
+}
+
+const inputSide = (event: PayloadEvent): Side => ({ value: () => event.inputPayload, text: event.inputText });
+const outputSide = (event: PayloadEvent): Side => ({ value: () => event.outputPayload, text: event.outputText });
+
+function transition(step: number, from: StepRef | null, before: Side, after: Side): Transition {
+  return {
+    step,
+    from,
+    get before() {
+      return before.value();
+    },
+    get after() {
+      return after.value();
+    },
+    same: sameStoredText(before.text, after.text),
+  };
+}
+
+/** Equal stored texts hold equal values (different texts may too: the walk decides then). */
+export function sameStoredText(x: string | null | undefined, y: string | null | undefined): boolean {
+  return typeof x === 'string' && x === y;
 }

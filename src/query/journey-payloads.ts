@@ -21,8 +21,14 @@ export interface PayloadEvent {
   hasOutput: boolean;
   hasError: boolean;
   /** As stored by the capture mode (redacted values read `[REDACTED]`); null when not stored. */
-  inputPayload: unknown;
-  outputPayload: unknown;
+  readonly inputPayload: unknown;
+  readonly outputPayload: unknown;
+  /**
+   * The stored JSON text when the read fetched it (undefined otherwise). Equal texts are equal
+   * payloads, so a comparison can skip the walk; different texts may still be equal values.
+   */
+  readonly inputText?: string | null;
+  readonly outputText?: string | null;
 }
 
 export interface JourneyPayloads {
@@ -31,7 +37,9 @@ export interface JourneyPayloads {
   truncated: boolean;
 }
 
-function toEvent(row: Omit<PayloadEventRecord, 'input_payload' | 'output_payload'> & Pick<PayloadEventRecord, 'input_payload' | 'output_payload'>): PayloadEvent {
+type Metadata = Omit<PayloadEventRecord, 'input_text' | 'output_text'>;
+
+function fields(row: Metadata) {
   return {
     id: row.id,
     operation: row.operation,
@@ -42,8 +50,27 @@ function toEvent(row: Omit<PayloadEventRecord, 'input_payload' | 'output_payload
     hasInput: row.has_input,
     hasOutput: row.has_output,
     hasError: row.has_error,
-    inputPayload: row.input_payload,
-    outputPayload: row.output_payload,
+  };
+}
+
+const UNREAD = Symbol('unread');
+
+/** The payloads are parsed on first use: a comparison of equal texts never needs them. */
+function lazyEvent(row: PayloadEventRecord): PayloadEvent {
+  let input: unknown = UNREAD;
+  let output: unknown = UNREAD;
+  return {
+    ...fields(row),
+    inputText: row.input_text,
+    outputText: row.output_text,
+    get inputPayload() {
+      if (input === UNREAD) input = row.input_text === null ? null : JSON.parse(row.input_text);
+      return input;
+    },
+    get outputPayload() {
+      if (output === UNREAD) output = row.output_text === null ? null : JSON.parse(row.output_text);
+      return output;
+    },
   };
 }
 
@@ -56,7 +83,7 @@ export async function readJourneyPayloads(
 ): Promise<JourneyPayloads | null> {
   if (!(await journeyInScope(db, scope, journeyId))) return null;
   const rows = await selectPayloadEvents(db, scope.projectId, journeyId, maxEvents + 1);
-  return { events: rows.slice(0, maxEvents).map(toEvent), truncated: rows.length > maxEvents };
+  return { events: rows.slice(0, maxEvents).map(lazyEvent), truncated: rows.length > maxEvents };
 }
 
 /**
@@ -80,6 +107,6 @@ export async function readJourneyPayloadsAt(
     if (!row[`${side}_present`]) return {};
     return keys.reduceRight<unknown>((value, key) => ({ [key]: value }), row[`${side}_value`]);
   };
-  const events = rows.slice(0, maxEvents).map((row) => toEvent({ ...row, input_payload: prune(row, 'input'), output_payload: prune(row, 'output') }));
+  const events = rows.slice(0, maxEvents).map((row) => ({ ...fields(row), inputPayload: prune(row, 'input'), outputPayload: prune(row, 'output') }));
   return { events, truncated: rows.length > maxEvents };
 }
