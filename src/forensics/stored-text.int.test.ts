@@ -33,10 +33,14 @@ const read = async (journeyId: string) => {
   return (await readJourneyPayloads(fx.db.pool, scope, journeyId, 100))!;
 };
 
-/** The same events with parsed payloads only (a spread reads the getters): every comparison walks. */
+/** The same events with parsed payloads and no stored texts: every comparison walks. */
 const walked = (journey: JourneyPayloads): JourneyPayloads => ({
   truncated: journey.truncated,
-  events: journey.events.map(({ inputText: _input, outputText: _output, ...event }) => event),
+  events: journey.events.map(({ inputText: _input, outputText: _output, ...event }, index) => ({
+    ...event,
+    inputPayload: journey.events[index]!.inputPayload,
+    outputPayload: journey.events[index]!.outputPayload,
+  })),
 });
 
 it.each(JOURNEYS)('what changed in %s is what walking every payload gives', async (journeyId) => {
@@ -49,13 +53,12 @@ it.each(JOURNEYS.flatMap((a) => JOURNEYS.map((b) => [a, b] as const)))('comparin
   expect(compareJourneys(x, y)).toEqual(compareJourneys(walked(x), walked(y)));
 });
 
-it('reads equal stored texts as equal values, and parses a payload once', async () => {
+it('reads equal stored texts as equal values', async () => {
   const journey = await read('jrn-mixed');
   for (const event of journey.events) {
     for (const other of journey.events) {
       if (event.inputText != null && event.inputText === other.outputText) expect(stableKey(event.inputPayload)).toBe(stableKey(other.outputPayload));
     }
-    expect(event.inputPayload).toBe(event.inputPayload);
   }
   // mixed-1's output and mixed-2's input are the same value sent with another key order.
   expect(journey.events[0]!.outputText).toBe(journey.events[1]!.inputText);

@@ -10,16 +10,31 @@ export interface StepRef {
   name: string;
 }
 
+/** One stored payload of a step: its input, or its output. */
+export interface StoredSide {
+  event: PayloadEvent;
+  output: boolean;
+}
+
 /** One place where data could change: `before` and `after` are whole stored payloads. */
 export interface Transition {
   /** Index of the step in the timeline (the step where `after` was observed). */
   step: number;
   /** The previous step carrying a payload for a hand-off; null within a step. */
   from: StepRef | null;
-  before: unknown;
-  after: unknown;
+  before: StoredSide;
+  after: StoredSide;
   /** Both payloads are the same stored text: nothing changed, no need to walk them. */
   same: boolean;
+}
+
+/** The payload of a side, parsed when first asked for. */
+export function payloadOf(side: StoredSide): unknown {
+  return side.output ? side.event.outputPayload : side.event.inputPayload;
+}
+
+function textOf(side: StoredSide): string | null | undefined {
+  return side.output ? side.event.outputText : side.event.inputText;
 }
 
 export function stepRef(event: PayloadEvent): StepRef {
@@ -43,13 +58,13 @@ export function storedOutput(event: PayloadEvent): boolean {
  */
 export function listTransitions(events: readonly PayloadEvent[]): Transition[] {
   const transitions: Transition[] = [];
-  let carried: { from: StepRef; side: Side } | null = null;
+  let carried: { from: StepRef; side: StoredSide } | null = null;
   events.forEach((event, step) => {
     const hasIn = storedInput(event);
     const hasOut = storedOutput(event);
     if (!hasIn && !hasOut) return;
-    const input = inputSide(event);
-    const output = outputSide(event);
+    const input: StoredSide = { event, output: false };
+    const output: StoredSide = { event, output: true };
     const first = hasIn ? input : output;
     if (carried !== null) transitions.push(transition(step, carried.from, carried.side, first));
     if (hasIn && hasOut) transitions.push(transition(step, null, input, output));
@@ -58,27 +73,8 @@ export function listTransitions(events: readonly PayloadEvent[]): Transition[] {
   return transitions;
 }
 
-/** One stored payload, read only when a walk asks for its value. */
-interface Side {
-  value: () => unknown;
-  text: string | null | undefined;
-}
-
-const inputSide = (event: PayloadEvent): Side => ({ value: () => event.inputPayload, text: event.inputText });
-const outputSide = (event: PayloadEvent): Side => ({ value: () => event.outputPayload, text: event.outputText });
-
-function transition(step: number, from: StepRef | null, before: Side, after: Side): Transition {
-  return {
-    step,
-    from,
-    get before() {
-      return before.value();
-    },
-    get after() {
-      return after.value();
-    },
-    same: sameStoredText(before.text, after.text),
-  };
+function transition(step: number, from: StepRef | null, before: StoredSide, after: StoredSide): Transition {
+  return { step, from, before, after, same: sameStoredText(textOf(before), textOf(after)) };
 }
 
 /** Equal stored texts hold equal values (different texts may too: the walk decides then). */
