@@ -139,7 +139,8 @@ function isIdentityIn(elements: readonly unknown[], key: string): boolean {
   return true;
 }
 
-/** Type-tagged, so that the id 1 and the id "1" are different records. */
+/** Type-tagged, so that the id 1 and the id "1" are different records (ids are strings or numbers). */
 function identity(element: unknown, key: string): string {
-  return JSON.stringify((element as Record<string, unknown>)[key]);
+  const value = (element as Record<string, unknown>)[key];
+  return typeof value === 'string' ? `s${value}` : `n${String(value)}`;
 }

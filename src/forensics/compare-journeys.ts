@@ -5,7 +5,7 @@
 import type { JourneyPayloads, PayloadEvent } from '../query/journey-payloads.ts';
 import { alignByKeys } from './array-align.ts';
 import { readDiff, type ReadDiff } from './read-diff.ts';
-import { storedInput, storedOutput } from './transitions.ts';
+import { sameStoredText, storedInput, storedOutput } from './transitions.ts';
 
 export interface ComparedStep {
   /** Position in its journey's timeline (0-based). */
@@ -82,8 +82,8 @@ function pushTo(map: Map<string, number[]>, key: string, value: number): void {
 function pairOf(status: PairStatus, aEvents: readonly PayloadEvent[], aIndex: number | null, bEvents: readonly PayloadEvent[], bIndex: number | null): ComparedPair {
   const x = aIndex === null ? null : aEvents[aIndex]!;
   const y = bIndex === null ? null : bEvents[bIndex]!;
-  const inputDiff = x && y && storedInput(x) && storedInput(y) ? readDiff(x.inputPayload, y.inputPayload) : null;
-  const outputDiff = x && y && storedOutput(x) && storedOutput(y) ? readDiff(x.outputPayload, y.outputPayload) : null;
+  const inputDiff = x && y && storedInput(x) && storedInput(y) ? diffStored(x.inputText, y.inputText, () => readDiff(x.inputPayload, y.inputPayload)) : null;
+  const outputDiff = x && y && storedOutput(x) && storedOutput(y) ? diffStored(x.outputText, y.outputText, () => readDiff(x.outputPayload, y.outputPayload)) : null;
   const differs =
     status !== 'matched' ||
     x!.hasError !== y!.hasError ||
@@ -92,6 +92,11 @@ function pairOf(status: PairStatus, aEvents: readonly PayloadEvent[], aIndex: nu
     (inputDiff?.rows.length ?? 0) > 0 ||
     (outputDiff?.rows.length ?? 0) > 0;
   return { status, a: x && view(x, aIndex!), b: y && view(y, bIndex!), inputDiff, outputDiff, differs };
+}
+
+/** Equal stored texts differ nowhere: their payloads are neither parsed nor walked. */
+function diffStored(x: string | null | undefined, y: string | null | undefined, diff: () => ReadDiff): ReadDiff {
+  return sameStoredText(x, y) ? { rows: [], truncated: false } : diff();
 }
 
 function view(event: PayloadEvent, index: number): ComparedStep {

@@ -4,7 +4,7 @@
 import type { JourneyPayloads, PayloadEvent } from '../query/journey-payloads.ts';
 import { selectPath, type PathSegment, type Selection } from './field-path.ts';
 import { stableKey } from './json-values.ts';
-import { listTransitions, stepRef, storedInput, storedOutput, type StepRef } from './transitions.ts';
+import { listTransitions, payloadOf, stepRef, storedInput, storedOutput, type StepRef } from './transitions.ts';
 
 export type Verdict = 'absent' | 'appeared' | 'unchanged' | 'changed' | 'lost' | 'redacted' | 'not_captured';
 
@@ -43,7 +43,7 @@ export function followField(journey: JourneyPayloads, segments: readonly PathSeg
   let firstLoss: Finding | null = null;
   let firstDifference: Finding | null = null;
   for (const transition of listTransitions(journey.events)) {
-    const verdict = compare(selectPath(transition.before, segments), selectPath(transition.after, segments));
+    const verdict = compare(selectPath(payloadOf(transition.before), segments), selectPath(payloadOf(transition.after), segments));
     const step = steps[transition.step]!;
     if (transition.from === null) step.verdict = verdict;
     else step.handOff = { from: transition.from, verdict };

@@ -6,7 +6,7 @@ import type { JourneyPayloads } from '../query/journey-payloads.ts';
 import { REDACTED } from './field-path.ts';
 import { MAX_CHANGED_PATHS, MAX_STEPS_PER_CHANGE } from './limits.ts';
 import { readDiff, type ReadDiffRow } from './read-diff.ts';
-import { listTransitions, stepRef, type StepRef } from './transitions.ts';
+import { listTransitions, payloadOf, stepRef, type StepRef } from './transitions.ts';
 
 export type ChangeKind = 'lost' | 'renamed' | 'changed' | 'appeared' | 'removed';
 
@@ -41,7 +41,8 @@ export function listJourneyChanges(journey: JourneyPayloads): JourneyChanges {
   const byKey = new Map<string, JourneyChange & { first: number; lastOrder: number }>();
   let changesTruncated = false;
   listTransitions(journey.events).forEach((transition, order) => {
-    const diff = readDiff(transition.before, transition.after);
+    if (transition.same) return;
+    const diff = readDiff(payloadOf(transition.before), payloadOf(transition.after));
     changesTruncated ||= diff.truncated;
     const here: ChangeStep = { ...stepRef(journey.events[transition.step]!), inTransit: transition.from !== null, from: transition.from };
     for (const row of diff.rows) {

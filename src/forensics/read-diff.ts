@@ -94,12 +94,19 @@ function walkObjects(
   depth: number,
   rows: ReadDiffRow[],
 ): void {
-  const gone = Object.keys(before).filter((key) => !Object.hasOwn(after, key));
-  const arrived = Object.keys(after).filter((key) => !Object.hasOwn(before, key));
-  const renames = pairRenames(before, gone, after, arrived);
-  for (const key of Object.keys(before)) {
-    if (Object.hasOwn(after, key)) walk(before[key], after[key], keyPath(path, key), depth + 1, rows);
+  const beforeKeys = Object.keys(before);
+  let shared = 0;
+  for (const key of beforeKeys) {
+    if (!Object.hasOwn(after, key)) continue;
+    shared++;
+    // Most keys of a step's payload hold what they held: no path to build for them.
+    if (before[key] !== after[key]) walk(before[key], after[key], keyPath(path, key), depth + 1, rows);
   }
+  const afterKeys = Object.keys(after);
+  if (shared === beforeKeys.length && shared === afterKeys.length) return;
+  const gone = beforeKeys.filter((key) => !Object.hasOwn(after, key));
+  const arrived = afterKeys.filter((key) => !Object.hasOwn(before, key));
+  const renames = pairRenames(before, gone, after, arrived);
   for (const key of gone) {
     const newKey = renames.get(key);
     if (newKey !== undefined) {

@@ -81,9 +81,9 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
         if ((query[name] ?? '') === '') throw errors.invalidQuery(name, `${name} is required: a journey id.`);
       }
       const [a, b] = [query.a!, query.b!];
-      const [eventsA, eventsB] = [await journey(credential, a), await journey(credential, b)];
-      // The journey read itself: alias values masked as it masks them.
-      const [journeyA, journeyB] = [await getJourneyDetail(db, deps.keyring, credential, a), await getJourneyDetail(db, deps.keyring, credential, b)];
+      // Both journeys at once, on two pool connections; the journey read itself masks aliases.
+      const side = async (id: string) => ({ events: await journey(credential, id), detail: await getJourneyDetail(db, deps.keyring, credential, id) });
+      const [{ events: eventsA, detail: journeyA }, { events: eventsB, detail: journeyB }] = await Promise.all([side(a), side(b)]);
       if (journeyA === null || journeyB === null) throw errors.notFound('The journey was not found.');
       const truncated = { a: eventsA.truncated, b: eventsB.truncated };
       return { data: { a: journeyA, b: journeyB, truncated, ...compareJourneys(eventsA, eventsB) } };

@@ -10,14 +10,31 @@ export interface StepRef {
   name: string;
 }
 
+/** One stored payload of a step: its input, or its output. */
+export interface StoredSide {
+  event: PayloadEvent;
+  output: boolean;
+}
+
 /** One place where data could change: `before` and `after` are whole stored payloads. */
 export interface Transition {
   /** Index of the step in the timeline (the step where `after` was observed). */
   step: number;
   /** The previous step carrying a payload for a hand-off; null within a step. */
   from: StepRef | null;
-  before: unknown;
-  after: unknown;
+  before: StoredSide;
+  after: StoredSide;
+  /** Both payloads are the same stored text: nothing changed, no need to walk them. */
+  same: boolean;
+}
+
+/** The payload of a side, parsed when first asked for. */
+export function payloadOf(side: StoredSide): unknown {
+  return side.output ? side.event.outputPayload : side.event.inputPayload;
+}
+
+function textOf(side: StoredSide): string | null | undefined {
+  return side.output ? side.event.outputText : side.event.inputText;
 }
 
 export function stepRef(event: PayloadEvent): StepRef {
@@ -26,11 +43,11 @@ export function stepRef(event: PayloadEvent): StepRef {
 
 /** A stored payload: the capture mode kept one (metadata-only keeps none). */
 export function storedInput(event: PayloadEvent): boolean {
-  return event.inputPayload !== null;
+  return event.inputText !== undefined ? event.inputText !== null : event.inputPayload !== null;
 }
 
 export function storedOutput(event: PayloadEvent): boolean {
-  return event.outputPayload !== null;
+  return event.outputText !== undefined ? event.outputText !== null : event.outputPayload !== null;
 }
 
 /**
@@ -41,15 +58,26 @@ export function storedOutput(event: PayloadEvent): boolean {
  */
 export function listTransitions(events: readonly PayloadEvent[]): Transition[] {
   const transitions: Transition[] = [];
-  let carried: { from: StepRef; value: unknown } | null = null;
+  let carried: { from: StepRef; side: StoredSide } | null = null;
   events.forEach((event, step) => {
     const hasIn = storedInput(event);
     const hasOut = storedOutput(event);
     if (!hasIn && !hasOut) return;
-    const first = hasIn ? event.inputPayload : event.outputPayload;
-    if (carried !== null) transitions.push({ step, from: carried.from, before: carried.value, after: first });
-    if (hasIn && hasOut) transitions.push({ step, from: null, before: event.inputPayload, after: event.outputPayload });
-    carried = { from: stepRef(event), value: hasOut ? event.outputPayload : event.inputPayload };
+    const input: StoredSide = { event, output: false };
+    const output: StoredSide = { event, output: true };
+    const first = hasIn ? input : output;
+    if (carried !== null) transitions.push(transition(step, carried.from, carried.side, first));
+    if (hasIn && hasOut) transitions.push(transition(step, null, input, output));
+    carried = { from: stepRef(event), side: hasOut ? output : input };
   });
   return transitions;
+}
+
+function transition(step: number, from: StepRef | null, before: StoredSide, after: StoredSide): Transition {
+  return { step, from, before, after, same: sameStoredText(textOf(before), textOf(after)) };
+}
+
+/** Equal stored texts hold equal values (different texts may too: the walk decides then). */
+export function sameStoredText(x: string | null | undefined, y: string | null | undefined): boolean {
+  return typeof x === 'string' && x === y;
 }

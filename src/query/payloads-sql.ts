@@ -1,5 +1,8 @@
 // SQL of a journey's events with payloads: one statement on events_timeline (migration 0002),
 // in the timeline order of the event list (eventTimestamp, receivedAt, id in byte order).
+// Payloads come as jsonb text, parsed only when a walk needs them. Two equal texts are two
+// equal values, and jsonb writes keys in one order, so a value handed on unchanged reads as the
+// same text: most comparisons of a long journey then need neither parsing nor walking.
 
 import type { Queryable } from '../db/pool.ts';
 import { epochMicrosSql } from './micros.ts';
@@ -14,8 +17,9 @@ export interface PayloadEventRecord {
   has_input: boolean;
   has_output: boolean;
   has_error: boolean;
-  input_payload: unknown;
-  output_payload: unknown;
+  /** PostgreSQL's text of the stored jsonb; null when not stored. */
+  input_text: string | null;
+  output_text: string | null;
 }
 
 export async function selectPayloadEvents(
@@ -26,7 +30,7 @@ export async function selectPayloadEvents(
 ): Promise<PayloadEventRecord[]> {
   const result = await db.query<PayloadEventRecord>(
     `SELECT id, operation, name, service, ${epochMicrosSql('event_timestamp')} AS event_timestamp_us, duration_ms,
-            has_input, has_output, has_error, input_payload, output_payload
+            has_input, has_output, has_error, input_payload::text AS input_text, output_payload::text AS output_text
        FROM events
       WHERE project_id = $1 AND journey_id = $2
       ORDER BY event_timestamp, received_at, id COLLATE "C"
@@ -36,7 +40,7 @@ export async function selectPayloadEvents(
   return result.rows;
 }
 
-export interface PrunedPayloadRecord extends Omit<PayloadEventRecord, 'input_payload' | 'output_payload'> {
+export interface PrunedPayloadRecord extends Omit<PayloadEventRecord, 'input_text' | 'output_text'> {
   input_stored: boolean;
   output_stored: boolean;
   /** The value at the key path (null also when absent: see the `_present` flags). */
