@@ -55,4 +55,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s \
 # Without DATABASE_URL the server would start an embedded PostgreSQL inside the container and
 # generate its own secrets: refuse instead, for the server and the CLI alike.
 ENTRYPOINT ["/bin/sh", "-c", "if [ -z \"$(printf '%s' \"${DATABASE_URL:-}\" | tr -d '[:space:]')\" ]; then echo 'jtrace: DATABASE_URL is required in this image; set it to a postgres:// URL of PostgreSQL 15 or later' >&2; exit 1; fi; exec \"$@\"", "jtrace"]
-CMD ["node", "dist/main.js"]
+# A larger young generation: see docs/operations.md, "Memory".
+CMD ["node", "--max-semi-space-size=64", "dist/main.js"]
