@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_TOKEN, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { createKeyring } from '../crypto/keyring.ts';
+import { createPool } from '../db/pool.ts';
 import { freePort } from '../../test/helpers/free-port.ts';
 import { hexId, jsonLogs, jsonTraces } from '../otlp/test-payloads.ts';
 import { startTarget, type Target } from '../replay/test-kit.ts';
@@ -145,6 +147,18 @@ describe('answers match the schemas their routes declare', () => {
     await check.call('GET', '/v1/openapi.json', { status: 200 });
   });
 
+  it('readiness without a database (503 carries the same fields)', async () => {
+    const pool = createPool({ connectionString: 'postgres://answers@127.0.0.1:1/answers', max: 1, statementTimeoutMs: 0 });
+    const unready = (await buildTestApp(pool, { keyring })).app;
+    try {
+      const response = await new AnswerCheck(unready).call('GET', '/ready', { status: 503 });
+      expect(response.json()).toMatchObject({ status: 'not_ready', reason: 'database_unavailable' });
+    } finally {
+      await unready.close();
+      await pool.end();
+    }
+  });
+
   it('/v1 with the admin token, ingestion included', async () => {
     await exerciseApi('', { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'x-service-project-id': project.projectId });
   });
@@ -160,6 +174,21 @@ describe('answers match the schemas their routes declare', () => {
     }
     const preview = { eventId: 'ui-a1', destinationId: reached, path: '/contacts' };
     await check.call('POST', '/ui/api/v1/replays/preview', { headers: { ...headers, 'content-type': 'application/json' }, payload: preview, status: 200 });
+  });
+
+  it('reads under another encryption key: entity ids and alias values read as null', async () => {
+    const other = (await buildTestApp(db.pool, { keyring: createKeyring({ current: 'another-encryption-key-0123456789abcdefghijkl' }) })).app;
+    try {
+      const otherCheck = new AnswerCheck(other);
+      const headers = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'x-service-project-id': project.projectId };
+      const journey = await otherCheck.call('GET', '/v1/journeys/:journeyId', { url: '/v1/journeys/jrn_v1_a', headers, status: 200 });
+      expect(journey.json().data.entity.id).toBeNull();
+      expect(journey.json().data.aliases[0].displayValue).toBeNull();
+      await otherCheck.call('GET', '/v1/journeys', { url: '/v1/journeys?since=2026-01-01T00:00:00Z', headers, status: 200 });
+      await otherCheck.call('GET', '/v1/events/:eventId', { url: '/v1/events/v1-a1', headers, status: 200 });
+    } finally {
+      await other.close();
+    }
   });
 
   it('OTLP export responses (OTLP JSON), with and without partial success', async () => {
