@@ -56,6 +56,3 @@ export const payloadChangeSchema = z
 
 /** Problems of a refused value, one per path (interface spec 7; event protocol 2.6). */
 export const errorDetailsSchema = z.array(z.strictObject({ path: z.string(), message: z.string() }));
-
-/** An open object whose fields the route does not restate (the OpenAPI document itself). */
-export const recordSchema = z.object({}).loose();
