@@ -1,5 +1,5 @@
 // Writes docs/openapi.json, the copy of the document served at GET /v1/openapi.json:
-// `npx tsx scripts/openapi.ts`. src/http/openapi.int.test.ts fails when the copy is stale.
+// `npx tsx scripts/openapi.ts`. src/http/openapi.test.ts fails when the copy is stale.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';

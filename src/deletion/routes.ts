@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { adminBeforeBody, requireAdmin, selectProject, type AuthContext } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool } from '../db/pool.ts';
-import { dataOf, recordSchema } from '../http/answers.ts';
+import { z } from 'zod';
+import { dataOf } from '../http/answers.ts';
+import { erasurePreviewSchema, erasureResultSchema } from '../http/answer-schemas/deletion.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { erasureRequestSchema, parseErasureRequest } from './erasure-input.ts';
@@ -57,7 +59,7 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
       ...admin,
       summary: 'Erase every journey of an identifier (or preview with dryRun)',
       body: { schema: erasureRequestSchema },
-      answers: { 200: { description: 'The erasure result, or with dryRun the matching journeys.', schema: dataOf(recordSchema) } },
+      answers: { 200: { description: 'The erasure result, or with dryRun the matching journeys.', schema: dataOf(z.union([erasureResultSchema, erasurePreviewSchema])) } },
       errors: [...adminErrors, 'environment_not_found', 'malformed_json', 'unsupported_media_type', 'payload_too_large'],
     },
     handler: async (request) => {

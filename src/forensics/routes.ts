@@ -5,7 +5,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { dataOf, recordSchema } from '../http/answers.ts';
+import { dataOf } from '../http/answers.ts';
+import { followedFieldSchema, journeyChangesSchema, journeyComparisonSchema } from '../http/answer-schemas/forensics.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { getJourneyDetail } from '../query/details.ts';
@@ -24,7 +25,6 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
     tag: 'forensics',
   } as const;
   const readErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error', 'not_found'] as const;
-  const answer = (description: string) => ({ 200: { description, schema: dataOf(recordSchema) } });
   // `keys`: read only that part of each payload (following one field needs no more).
   const journey = async (scope: ReadScope, id: string, keys?: string[]): Promise<JourneyPayloads> => {
     const read = !readableId(id)
@@ -44,7 +44,7 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
       ...reader,
       summary: 'Follow a field through a journey',
       query: { path: 'Required: keys joined by ".", [*] or [index] after a key (docs/forensics.md).' },
-      answers: answer('Every step with the value at the path and a verdict; the first loss and the first difference.'),
+      answers: { 200: { description: 'Every step with the value at the path and a verdict; the first loss and the first difference.', schema: dataOf(followedFieldSchema) } },
       errors: readErrors,
     },
     handler: async (request, _reply, { credential, query }) => {
@@ -59,7 +59,7 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
   defineRoute(app, {
     method: 'GET',
     url: '/v1/journeys/:journeyId/changes',
-    contract: { ...reader, summary: 'What changed in a journey', query: {}, answers: answer('Every changed path with the steps where it changed, lost first.'), errors: readErrors },
+    contract: { ...reader, summary: 'What changed in a journey', query: {}, answers: { 200: { description: 'Every changed path with the steps where it changed, lost first.', schema: dataOf(journeyChangesSchema) } }, errors: readErrors },
     handler: async (request, _reply, { credential }) => {
       const events = await journey(credential, journeyIdOf(request));
       return { data: { journeyId: journeyIdOf(request), ...listJourneyChanges(events) } };
@@ -73,7 +73,7 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
       ...reader,
       summary: 'Compare two journeys step by step',
       query: { a: 'Required: a journey id.', b: 'Required: the journey id to compare it with.' },
-      answers: answer('Both journeys and their aligned steps with the diffs of inputs and outputs.'),
+      answers: { 200: { description: 'Both journeys and their aligned steps with the diffs of inputs and outputs.', schema: dataOf(journeyComparisonSchema) } },
       errors: readErrors,
     },
     handler: async (_request, _reply, { credential, query }) => {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { defineRoute } from '../http/route-contract.ts';
 import type { Pool } from '../db/pool.ts';
 import { latestVersion, appliedVersions } from '../db/migrate.ts';
 import type { BuildInfo } from './build-info.ts';
+import { livenessSchema, readinessSchema } from '../http/answer-schemas/service.ts';
 
 export function registerHealthRoutes(app: FastifyInstance, deps: { pool: Pool; build: BuildInfo }): void {
   const expected = latestVersion();
@@ -17,11 +17,10 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { pool: Pool; b
   defineRoute(app, {
     method: 'GET',
     url: '/health',
-    contract: { ...probe, summary: 'Liveness', answers: { 200: { description: 'The process answers.', schema: z.object({ status: z.literal('ok') }) } } },
+    contract: { ...probe, summary: 'Liveness', answers: { 200: { description: 'The process answers.', schema: livenessSchema } } },
     handler: async () => ({ status: 'ok' }),
   });
 
-  const readiness = z.object({ status: z.enum(['ready', 'not_ready']), reason: z.string().optional(), version: z.string(), commit: z.string().optional(), source: z.string() });
   defineRoute(app, {
     method: 'GET',
     url: '/ready',
@@ -29,8 +28,8 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { pool: Pool; b
       ...probe,
       summary: 'Readiness',
       answers: {
-        200: { description: 'The database is reachable and migrated.', schema: readiness },
-        503: { description: 'database_unavailable or migrations_pending.', schema: readiness },
+        200: { description: 'The database is reachable and migrated.', schema: readinessSchema },
+        503: { description: 'database_unavailable or migrations_pending.', schema: readinessSchema },
       },
     },
     handler: async (_request, reply) => {

@@ -65,3 +65,25 @@ describe('route contracts', () => {
     await app.close();
   });
 });
+
+describe('answer schemas in the document', () => {
+  const json = JSON.stringify(document);
+  const components = (document as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+
+  it('name the shared shapes as components and every reference resolves', () => {
+    for (const id of ['JourneySummary', 'Journey', 'JourneyEventRow', 'StoredEvent', 'Alias', 'Project', 'ReplayDestination', 'ReplayRun', 'ErasureResult', 'BatchResult', 'FollowedField', 'JourneyComparison', 'Timestamp']) {
+      expect(components[id], id).toBeDefined();
+    }
+    expect(json).not.toContain('$defs');
+    const refs = new Set([...json.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!));
+    expect([...refs].filter((id) => components[id] === undefined)).toEqual([]);
+  });
+
+  it('describe the items of a journey page field by field', () => {
+    const items = components.JourneySummary as { properties: Record<string, unknown>; additionalProperties: boolean };
+    expect(Object.keys(items.properties)).toEqual([
+      'journeyId', 'environment', 'entity', 'status', 'label', 'lastStep', 'failedStep', 'eventCount', 'startedAt', 'lastEventAt', 'displayableAliases',
+    ]);
+    expect(items.additionalProperties).toBe(false);
+  });
+});

@@ -5,6 +5,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { hoistSchemaDefinitions } from './openapi-components.ts';
 import { ERROR_BODY_ID, defineRoute, errorBody, jsonSchemaOf } from './route-contract.ts';
 
 /** Registers the generator; call before any route so that every route is collected. */
@@ -13,6 +14,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     // Shared schemas keep their $id as their component name.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    // Named answer shapes (`.meta({ id })`, src/http/answers.ts) become components/schemas.
+    transformObject: (document) => hoistSchemaDefinitions('openapiObject' in document ? document.openapiObject : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: {

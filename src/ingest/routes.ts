@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireApiKey, type AuthContext } from '../auth/credentials.ts';
 import { apiKeyBeforeBody } from './credential-first.ts';
 import { AppError, ERROR_STATUS } from '../http/errors.ts';
-import { dataOf, recordSchema } from '../http/answers.ts';
+import { dataOf } from '../http/answers.ts';
+import { acceptedEventSchema, batchAnswerSchema, dryRunAnswerSchema } from '../http/answer-schemas/ingest.ts';
 import { checkDeclaredQuery, defineRoute } from '../http/route-contract.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { dryRunEvents, ingestEvents, type EventResult, type IngestDeps, type IngestScope } from './ingest-service.ts';
@@ -117,7 +118,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
       summary: 'Ingest one event',
       query: {},
       body: { schema: envelopeSchema, contentTypes },
-      answers: { 202: { description: 'Accepted (or a duplicate of a stored event).', schema: dataOf(recordSchema) } },
+      answers: { 202: { description: 'Accepted (or a duplicate of a stored event).', schema: dataOf(acceptedEventSchema) } },
       errors: [...requestErrors, ...eventErrors],
     },
     handler: async (request, reply, { credential: scope }) => {
@@ -148,8 +149,8 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
       },
       body: { schema: z.object({ events: z.array(envelopeSchema) }), contentTypes },
       answers: {
-        200: { description: 'dryRun: the result each event would get.', schema: dataOf(recordSchema) },
-        202: { description: 'One result per event, in order; refused events carry their error.', schema: dataOf(recordSchema) },
+        200: { description: 'dryRun: the result each event would get.', schema: dataOf(dryRunAnswerSchema) },
+        202: { description: 'One result per event, in order; refused events carry their error.', schema: dataOf(batchAnswerSchema) },
       },
       errors: [...requestErrors, 'invalid_event'],
     },

@@ -7,6 +7,7 @@ import type { IngestDeps } from '../ingest/ingest-service.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { z } from 'zod';
+import { otlpLogsResponseSchema, otlpTracesResponseSchema } from '../http/answer-schemas/service.ts';
 import { exportRecords, partialSuccess, unavailable, type ExportOutcome } from './export.ts';
 import { encodeProtobufResponse, encodeStatus, jsonResponse, type Signal } from './otlp-proto.ts';
 import { bodyEncoding, bodyFormat, decodeRecords, inflate, tooLarge, type BodyFormat } from './request-body.ts';
@@ -113,7 +114,7 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
           security: ['apiKey'],
           query: {},
           body: { schema: exportRequestDocument, contentTypes: ['application/x-protobuf', 'application/json'], required: false },
-          answers: { 200: { description: 'Export response; partialSuccess when records were refused (docs/otlp.md).', schema: exportResponseDocument } },
+          answers: { 200: { description: 'Export response; partialSuccess when records were refused (docs/otlp.md).', schema: signal === 'traces' ? otlpTracesResponseSchema : otlpLogsResponseSchema } },
           errors: ['invalid_request', 'malformed_json', 'invalid_query', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'database_unavailable', 'query_timeout', 'internal_error'],
         },
         options: { bodyLimit: deps.maxRequestBytes, onRequest: checkRequest },
@@ -125,6 +126,3 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
 
 /** The OpenAPI document's view of the bodies: OTLP's own messages (opentelemetry-proto), not restated. */
 const exportRequestDocument = z.looseObject({}).describe('An OTLP ExportTraceServiceRequest or ExportLogsServiceRequest (protobuf or OTLP JSON).');
-const exportResponseDocument = z.object({
-  partialSuccess: z.object({ rejectedSpans: z.string().optional(), rejectedLogRecords: z.string().optional(), errorMessage: z.string() }).optional(),
-});

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { AuthContext } from '../auth/credentials.ts';
 import { requireAdmin } from '../auth/credentials.ts';
-import { dataOf, recordSchema } from '../http/answers.ts';
+import { dataOf, itemsOf } from '../http/answers.ts';
+import { projectSchema } from '../http/answer-schemas/reads.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { listProjects } from './projects-sql.ts';
 
@@ -16,7 +16,7 @@ export function registerProjectRoutes(app: FastifyInstance, auth: AuthContext): 
       credential: (request) => requireAdmin(request, auth),
       security: ['adminToken'],
       query: {},
-      answers: { 200: { description: 'Every project with its environments.', schema: dataOf(z.object({ items: z.array(recordSchema) })) } },
+      answers: { 200: { description: 'Every project with its environments.', schema: dataOf(itemsOf(projectSchema)) } },
       errors: ['unauthorized', 'too_many_attempts', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'],
     },
     handler: async () => {

@@ -3,7 +3,8 @@ import { codePointLength, hasNul } from '../protocol/identifiers.ts';
 import { requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { errors } from '../http/errors.ts';
-import { dataOf, pageSchema, recordSchema } from '../http/answers.ts';
+import { dataOf, pageOf } from '../http/answers.ts';
+import { journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, storedEventSchema } from '../http/answer-schemas/reads.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { getEventDetail, getJourneyDetail } from './details.ts';
 import { listJourneys, searchJourneys, type ReadDeps } from './journeys.ts';
@@ -37,12 +38,11 @@ export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthConte
     tag: 'read',
   } as const;
   const readErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
-  const page = (description: string) => ({ 200: { description, schema: dataOf(pageSchema) } });
 
   defineRoute(app, {
     method: 'GET',
     url: '/v1/search',
-    contract: { ...reader, summary: 'Find journeys by an exact identifier', query: SEARCH_QUERY, answers: page('A page of journey summaries.'), errors: [...readErrors, 'invalid_cursor'] },
+    contract: { ...reader, summary: 'Find journeys by an exact identifier', query: SEARCH_QUERY, answers: { 200: { description: 'A page of journey summaries.', schema: dataOf(pageOf(journeySummarySchema)) } }, errors: [...readErrors, 'invalid_cursor'] },
     handler: async (_request, _reply, { credential, query }) => ({
       data: await searchJourneys(read, credential, parseSearchParams(query, deps.auth.now())),
     }),
@@ -51,7 +51,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthConte
   defineRoute(app, {
     method: 'GET',
     url: '/v1/journeys',
-    contract: { ...reader, summary: 'List journeys', query: LIST_QUERY, answers: page('A page of journey summaries.'), errors: [...readErrors, 'invalid_cursor'] },
+    contract: { ...reader, summary: 'List journeys', query: LIST_QUERY, answers: { 200: { description: 'A page of journey summaries.', schema: dataOf(pageOf(journeySummarySchema)) } }, errors: [...readErrors, 'invalid_cursor'] },
     handler: async (_request, _reply, { credential, query }) => ({
       data: await listJourneys(read, credential, parseListParams(query, deps.auth.now())),
     }),
@@ -60,7 +60,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthConte
   defineRoute(app, {
     method: 'GET',
     url: '/v1/journeys/:journeyId',
-    contract: { ...reader, summary: 'Get a journey', query: {}, answers: { 200: { description: 'The journey.', schema: dataOf(recordSchema) } }, errors: [...readErrors, 'not_found'] },
+    contract: { ...reader, summary: 'Get a journey', query: {}, answers: { 200: { description: 'The journey.', schema: dataOf(journeyDetailSchema) } }, errors: [...readErrors, 'not_found'] },
     handler: async (request, _reply, { credential }) => {
       const id = (request.params as { journeyId: string }).journeyId;
       const journey = readablePathId(id) ? await getJourneyDetail(read.db, read.keyring, credential, id) : null;
@@ -72,7 +72,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthConte
   defineRoute(app, {
     method: 'GET',
     url: '/v1/journeys/:journeyId/events',
-    contract: { ...reader, summary: "List a journey's events", query: TIMELINE_QUERY, answers: page('A page of journey event rows.'), errors: [...readErrors, 'invalid_cursor', 'not_found'] },
+    contract: { ...reader, summary: "List a journey's events", query: TIMELINE_QUERY, answers: { 200: { description: 'A page of journey event rows, in timeline order.', schema: dataOf(pageOf(journeyEventRowSchema)) } }, errors: [...readErrors, 'invalid_cursor', 'not_found'] },
     handler: async (request, _reply, { credential, query }) => {
       const params = parseTimelineParams(query);
       const id = (request.params as { journeyId: string }).journeyId;
@@ -85,7 +85,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthConte
   defineRoute(app, {
     method: 'GET',
     url: '/v1/events/:eventId',
-    contract: { ...reader, summary: 'Get a stored event', query: {}, answers: { 200: { description: 'The stored event.', schema: dataOf(recordSchema) } }, errors: [...readErrors, 'not_found'] },
+    contract: { ...reader, summary: 'Get a stored event', query: {}, answers: { 200: { description: 'The stored event.', schema: dataOf(storedEventSchema) } }, errors: [...readErrors, 'not_found'] },
     handler: async (request, _reply, { credential }) => {
       const id = (request.params as { eventId: string }).eventId;
       const event = readablePathId(id) ? await getEventDetail(read.db, read.keyring, credential, id) : null;

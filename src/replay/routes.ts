@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { adminBeforeBody, requireAdminProject, type AuthContext } from '../auth/credentials.ts';
-import { dataOf, recordSchema } from '../http/answers.ts';
+import { dataOf, itemsOf } from '../http/answers.ts';
+import { destinationSchema, replayRunSchema } from '../http/answer-schemas/replay.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { destinationBodySchema, parseNewDestination } from './destination-input.ts';
@@ -23,7 +23,6 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
   } as const;
   const adminErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
   const bodyErrors = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const;
-  const one = (description: string) => ({ description, schema: dataOf(recordSchema) });
 
   defineRoute(app, {
     method: 'POST',
@@ -34,7 +33,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
       ...admin,
       summary: 'Create a replay destination',
       body: { schema: destinationBodySchema },
-      answers: { 201: one('The destination (headers masked).') },
+      answers: { 201: { description: 'The destination; header values are never returned.', schema: dataOf(destinationSchema) } },
       errors: [...adminErrors, ...bodyErrors, 'invalid_environment_type'],
     },
     handler: async (request, reply, { credential: projectId }) => {
@@ -50,7 +49,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
     contract: {
       ...admin,
       summary: 'List replay destinations',
-      answers: { 200: { description: 'The destinations of the project.', schema: dataOf(z.object({ items: z.array(recordSchema) })) } },
+      answers: { 200: { description: 'The destinations of the project.', schema: dataOf(itemsOf(destinationSchema)) } },
       errors: adminErrors,
     },
     handler: async (_request, _reply, { credential: projectId }) => ({ data: { items: await listDestinations(deps.pool, projectId) } }),
@@ -89,7 +88,10 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
       summary: 'Replay a stored event to a destination',
       body: { schema: replayBodySchema },
       // A blocked run is stored and shown, but the replay did not happen: 422 (section 4).
-      answers: { 200: one('The replay run.'), 422: one('The run, stored as blocked.') },
+      answers: {
+        200: { description: 'The replay run: the destination was reached or the request failed.', schema: dataOf(replayRunSchema) },
+        422: { description: 'The run, stored as blocked; nothing was sent.', schema: dataOf(replayRunSchema) },
+      },
       errors: [...adminErrors, ...bodyErrors, 'not_found', 'no_captured_input', 'destination_disabled'],
     },
     handler: async (request, reply, { credential: projectId }) => {
@@ -101,7 +103,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
   defineRoute(app, {
     method: 'GET',
     url: '/v1/replays/:replayId',
-    contract: { ...admin, summary: 'Get a replay run', answers: { 200: one('The replay run.') }, errors: [...adminErrors, 'not_found'] },
+    contract: { ...admin, summary: 'Get a replay run', answers: { 200: { description: 'The replay run.', schema: dataOf(replayRunSchema) } }, errors: [...adminErrors, 'not_found'] },
     handler: async (request, _reply, { credential: projectId }) => {
       const run = await getReplay(deps.pool, projectId, (request.params as { replayId: string }).replayId);
       if (run === null) throw errors.notFound('The replay was not found.');

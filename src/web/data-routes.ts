@@ -7,7 +7,10 @@ import { z } from 'zod';
 import { requireAdminProject, requireReader, type AuthContext } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { readDiff } from '../forensics/read-diff.ts';
-import { dataOf, recordSchema } from '../http/answers.ts';
+import { dataOf } from '../http/answers.ts';
+import { eventDiffSchema } from '../http/answer-schemas/forensics.ts';
+import { activitySchema } from '../http/answer-schemas/reads.ts';
+import { replayPreviewSchema } from '../http/answer-schemas/replay.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { codePointLength, hasNul } from '../protocol/identifiers.ts';
@@ -42,7 +45,7 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
       ...reader,
       summary: 'Journeys per bucket of lastEventAt and status, with the journey list filters',
       query: ACTIVITY_QUERY,
-      answers: { 200: { description: 'since, until, bucketSeconds and the buckets.', schema: dataOf(recordSchema) } },
+      answers: { 200: { description: 'since, until, bucketSeconds and the buckets.', schema: dataOf(activitySchema) } },
       errors: readErrors,
     },
     handler: async (_request, _reply, { credential, query }) => {
@@ -60,7 +63,7 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
       ...reader,
       summary: "The field-level diff of an event's input against its output",
       query: {},
-      answers: { 200: { description: 'comparable, rows and truncated.', schema: dataOf(recordSchema) } },
+      answers: { 200: { description: 'comparable, rows and truncated.', schema: dataOf(eventDiffSchema) } },
       errors: [...readErrors, 'not_found'],
     },
     handler: async (request, _reply, { credential }) => {
@@ -84,7 +87,7 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
       summary: 'What a replay would send, destination header values redacted; nothing is sent',
       query: {},
       body: { schema: z.object({ eventId: z.string(), destinationId: z.string(), method: z.string().optional(), path: z.string() }) },
-      answers: { 200: { description: 'method, url, headers, body and blocked.', schema: dataOf(recordSchema) } },
+      answers: { 200: { description: 'method, url, headers, body and blocked.', schema: dataOf(replayPreviewSchema) } },
       errors: ['unauthorized', 'project_not_found', 'invalid_query', 'invalid_request', 'malformed_json', 'not_found', 'no_captured_input', 'destination_disabled', 'forbidden_origin', 'internal_error'],
     },
     handler: async (request, _reply, { credential }) => ({ data: await previewReplay(deps.replay, credential, parseReplayInput(request.body)) }),

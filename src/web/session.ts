@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { checkAdminSignIn, type AuthContext } from '../auth/credentials.ts';
 import { errors } from '../http/errors.ts';
 import { dataOf } from '../http/answers.ts';
+import { sessionSchema } from '../http/answer-schemas/service.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { requestIsHttps } from './request-origin.ts';
@@ -64,7 +65,7 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
       tag: 'web',
       credential: null,
       query: {},
-      answers: { 200: { description: 'The session expiry.', schema: dataOf(z.object({ expiresAt: z.string() })) } },
+      answers: { 200: { description: 'The session expiry.', schema: dataOf(sessionSchema) } },
       errors: [...COMMON_ERRORS, 'unauthorized'],
     },
     handler: async (request) => {
