@@ -108,7 +108,8 @@ describe('journey forensics in the browser', () => {
     // Stopping returns focus to the control that started following: the marker, then a Follow button.
     await page.getByRole('button', { name: 'Stop following' }).click();
     await expect.poll(() => page.evaluate(() => document.activeElement?.closest('li')?.className)).toBe('transit-loss');
-    const follow = page.getByRole('region', { name: 'What changed' }).getByRole('button', { name: `Follow ${lost.path}` });
+    const lostRow = page.getByRole('region', { name: 'What changed' }).locator('table.changes tbody tr.diff-lost', { hasText: lost.path });
+    const follow = lostRow.getByRole('button', { name: `Follow ${lost.path}` });
     await follow.click();
     await page.locator('.field-trail .hand-off.lost-in-transit').waitFor();
     await page.getByRole('button', { name: 'Stop following' }).click();
