@@ -10,7 +10,7 @@ export const DEMO_ENVIRONMENT = 'production';
 export const DEMO_JOURNEY_COUNT = 36;
 /** The last journey ends (its last step done) this long before the run; each earlier one ends JOURNEY_SPACING_MS before the next. */
 const LAST_END_MS = 2_000;
-const JOURNEY_SPACING_MS = 1_500;
+const JOURNEY_SPACING_MS = 1_000;
 /** Journey i whose webhook gateway's clock runs CLOCK_BEHIND_MS slow: the demo's one case of clock skew. */
 export const DEMO_SKEWED_JOURNEY = 11;
 const CLOCK_BEHIND_MS = 4 * 60_000;
