@@ -1,5 +1,5 @@
 // Writes docs/images/*.png: the journeys list, a journey with its diff, a replay result, a followed
-// field and two journeys compared, from the demo data on a throw-away database
+// field, a value lost in transit marked on the timeline and two journeys compared, from the demo data on a throw-away database
 // (npm run screenshots; needs web/dist and /usr/bin/chromium).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { launchBrowser } from '../test/browser/browser.ts';
 import { loadDemo } from '../test/browser/demo-data.ts';
 import { startEchoDestination, startServer } from '../test/browser/server.ts';
 import { signedInPage, startDatabase } from '../test/browser/stack.ts';
-import { adminApi, findKeptPhone, findLostPhone } from '../test/browser/subjects.ts';
+import { adminApi, findKeptPhone, findLostInTransit, findLostPhone } from '../test/browser/subjects.ts';
 
 const OUT = path.resolve(import.meta.dirname, '../docs/images');
 
@@ -63,6 +63,12 @@ try {
   await list.goto(server.baseUrl + comparePath);
   await list.locator('table.comparison').waitFor();
   await shoot(list, 'compare.png');
+
+  const transit = await findLostInTransit(adminApi(server.baseUrl, demo.projectId));
+  await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/journeys/${encodeURIComponent(transit.journey.journeyId)}`);
+  await list.locator('.timeline .transit-loss').waitFor();
+  await list.locator('.timeline .transit-loss').scrollIntoViewIfNeeded();
+  await shoot(list, 'journey-transit.png');
 } finally {
   await browser.close();
   await echo.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_JOURNEY_COUNT, buildDemoJourneys, demoOutcome } from './demo-journeys.ts';
+import { DEMO_JOURNEY_COUNT, DEMO_SKEWED_JOURNEY, buildDemoJourneys, demoOutcome } from './demo-journeys.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 
@@ -10,7 +10,7 @@ describe('demo journeys', () => {
     const counts: Record<string, number> = {};
     for (let i = 0; i < DEMO_JOURNEY_COUNT; i++) counts[demoOutcome(i)] = (counts[demoOutcome(i)] ?? 0) + 1;
     expect(counts['completed']).toBeGreaterThan(DEMO_JOURNEY_COUNT / 2);
-    for (const outcome of ['phone-lost', 'retried', 'failed', 'in-progress']) expect(counts[outcome]).toBeGreaterThanOrEqual(2);
+    for (const outcome of ['phone-lost', 'phone-dropped', 'retried', 'failed', 'in-progress']) expect(counts[outcome]).toBeGreaterThanOrEqual(2);
   });
 
   it('has unique, deterministic ids and events in time order, all before the run', () => {
@@ -33,6 +33,33 @@ describe('demo journeys', () => {
       expect(input.customer.phone).toMatch(/^01632 960\d{3}$/);
       if (demoOutcome(i) === 'phone-lost') expect(output.customer.phone ?? null).toBeNull();
       else expect(output.customer.phone).toMatch(/^\+441632960\d{3}$/);
+    }
+  });
+
+  // The interface flags an event stamped more than 2 minutes from its arrival (web/src/lib/timeline.ts);
+  // the demo is sent right after it is built, within seconds.
+  it('stamps steps seconds apart, within a minute and a half of the run, but for the slow gateway clock of one journey', () => {
+    for (const [i, journey] of journeys.entries()) {
+      const times = journey.events.map((e) => Date.parse(e.timestamp as string));
+      const skewed = journey.events.map((e) => i === DEMO_SKEWED_JOURNEY && e.service === 'webhook-gateway');
+      times.forEach((time, at) => {
+        if (skewed[at]) expect(NOW - time).toBeGreaterThan(3 * 60_000);
+        else expect(NOW - time).toBeLessThan(90_000);
+        if (at > 0 && !skewed[at - 1]) expect(time - times[at - 1]!).toBeLessThan(20_000);
+      });
+    }
+    expect(journeys[DEMO_SKEWED_JOURNEY]!.events.filter((e) => e.service === 'webhook-gateway')).toHaveLength(1);
+  });
+
+  it('drops the phone between the CRM write and the delivery in the phone-dropped journeys only', () => {
+    const phoneOf = (payload: unknown) => (payload as { customer: { phone?: unknown } }).customer.phone;
+    for (const [i, journey] of journeys.entries()) {
+      const persist = journey.events.find((e) => e.name === 'persist')!;
+      const deliver = journey.events.find((e) => e.name === 'deliver');
+      if (demoOutcome(i) === 'phone-lost' || deliver === undefined) continue;
+      expect(phoneOf(persist.output)).toMatch(/^\+441632960\d{3}$/);
+      if (demoOutcome(i) === 'phone-dropped') expect(phoneOf(deliver.input)).toBeUndefined();
+      else expect(phoneOf(deliver.input)).toBe(phoneOf(persist.output));
     }
   });
 

@@ -1,17 +1,25 @@
 // The demo data set of `jtrace demo`: contacts flowing from a webhook through a normalisation
-// step, a CRM write and a queue to a delivery worker. Deterministic ids (re-runs find them);
-// timestamps relative to the run so the journeys show in the interface's default window.
+// step, a CRM write and a queue to a delivery worker. Deterministic ids (re-runs find them).
+// Timestamps are what the services would stamp had the journeys just run one after the other:
+// the demo is sent right after it is built, so every event arrives within about a minute of its
+// stamp and the interface flags no clock skew, except in the one journey whose gateway clock
+// is meant to be slow.
 
 export const DEMO_PROJECT_SLUG = 'demo';
 export const DEMO_ENVIRONMENT = 'production';
 export const DEMO_JOURNEY_COUNT = 36;
-/** The journeys spread over this many minutes before the run. */
-const SPREAD_MINUTES = 50;
+/** The last journey ends (its last step done) this long before the run; each earlier one ends JOURNEY_SPACING_MS before the next. */
+const LAST_END_MS = 2_000;
+const JOURNEY_SPACING_MS = 1_000;
+/** Journey i whose webhook gateway's clock runs CLOCK_BEHIND_MS slow: the demo's one case of clock skew. */
+export const DEMO_SKEWED_JOURNEY = 11;
+const CLOCK_BEHIND_MS = 4 * 60_000;
 
 const FIRST_NAMES = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Radia', 'Tim', 'Frances', 'Niklaus'];
 const LAST_NAMES = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Perlman', 'Berners-Lee', 'Allen', 'Wirth'];
 
-export type DemoOutcome = 'completed' | 'phone-lost' | 'retried' | 'failed' | 'in-progress';
+/** `phone-lost`: the normalisation drops the phone; `phone-dropped`: the queue message to the worker does. */
+export type DemoOutcome = 'completed' | 'phone-lost' | 'phone-dropped' | 'retried' | 'failed' | 'in-progress';
 
 export interface DemoJourney {
   journeyId: string;
@@ -25,7 +33,8 @@ export function demoOutcome(i: number): DemoOutcome {
   if (i >= DEMO_JOURNEY_COUNT - 2) return 'in-progress';
   if (i % 9 === 4) return 'failed';
   if (i % 7 === 3) return 'retried';
-  if (i % 6 === 2) return 'phone-lost';
+  if (i % 8 === 2) return 'phone-lost';
+  if (i % 10 === 7) return 'phone-dropped';
   return 'completed';
 }
 
@@ -45,19 +54,32 @@ function contact(i: number) {
 }
 
 export function buildDemoJourneys(nowMs: number): DemoJourney[] {
-  return Array.from({ length: DEMO_JOURNEY_COUNT }, (_, i) => buildJourney(i, nowMs));
+  return Array.from({ length: DEMO_JOURNEY_COUNT }, (_, i) => {
+    const journey = buildJourney(i);
+    // Journeys ran one after the other, the last one just before the run.
+    const end = nowMs - LAST_END_MS - (DEMO_JOURNEY_COUNT - 1 - i) * JOURNEY_SPACING_MS;
+    const shift = end - Math.max(...journey.events.map((event) => event.at + (event.durationMs as number)));
+    const events = journey.events.map(({ at, clockBehindMs, ...event }) => ({ ...event, timestamp: new Date(at + shift - clockBehindMs).toISOString() }));
+    return { ...journey, events };
+  });
 }
 
-function buildJourney(i: number, nowMs: number): DemoJourney {
+interface TimedEvent extends Record<string, unknown> {
+  /** When it happened, relative to the journey's start. */
+  at: number;
+  /** How slow the clock of the service that stamped it runs. */
+  clockBehindMs: number;
+}
+
+function buildJourney(i: number): Omit<DemoJourney, 'events'> & { events: TimedEvent[] } {
   const c = contact(i);
   const outcome = demoOutcome(i);
   const journeyId = `jrn_demo_${c.number}`;
-  const start = nowMs - Math.round(((DEMO_JOURNEY_COUNT - i) / DEMO_JOURNEY_COUNT) * SPREAD_MINUTES * 60_000);
   const traceId = `trace-demo-${c.number}`;
   const messageId = `msg-${c.number}-contact-events`;
   const aliases = { email: c.email, crm: c.crmId };
-  const events: Record<string, unknown>[] = [];
-  let t = start;
+  const events: TimedEvent[] = [];
+  let t = 0;
   let step = 0;
   const add = (fields: Record<string, unknown>, gapMs: number) => {
     t += gapMs;
@@ -66,7 +88,8 @@ function buildJourney(i: number, nowMs: number): DemoJourney {
       id: `evt_demo_${c.number}_${String(step).padStart(2, '0')}`,
       journeyId,
       entity: { type: 'contact', id: c.entityId },
-      timestamp: new Date(t).toISOString(),
+      at: t,
+      clockBehindMs: fields.service === 'webhook-gateway' && i === DEMO_SKEWED_JOURNEY ? CLOCK_BEHIND_MS : 0,
       traceId,
       spanId: `span-${c.number}-${step}`,
       correlationId: `corr-${c.number}`,
@@ -74,11 +97,13 @@ function buildJourney(i: number, nowMs: number): DemoJourney {
     });
   };
 
+  // One envelope travels the whole way, so the only changes are the ones each story is about.
   const webhook = { event: 'contact.updated', customer: { name: c.name, email: c.email.toUpperCase(), phone: c.phone } };
   add({ service: 'webhook-gateway', operation: 'received', name: 'receive', durationMs: 12, journeyLabel: `Contact sync ${c.entityId}`,
         input: webhook, metadata: { source: 'forms', httpStatus: 202 } }, 0);
   const lost = outcome === 'phone-lost';
   const normalized = {
+    event: webhook.event,
     customer: {
       name: c.name,
       email: c.email,
@@ -88,16 +113,18 @@ function buildJourney(i: number, nowMs: number): DemoJourney {
     },
   };
   add({ service: 'contact-normalizer', operation: 'transformed', name: 'normalize-contact', durationMs: 4 + (i % 5),
-        input: { customer: webhook.customer }, output: normalized, aliases, displayableAliases: ['email'] }, 180 + (i % 4) * 40);
+        input: webhook, output: normalized, aliases, displayableAliases: ['email'] }, 180 + (i % 4) * 40);
+  const record = { ...normalized, crmId: c.crmId, status: 'updated' };
   add({ service: 'crm-writer', operation: 'persisted', name: 'persist', durationMs: 85 + (i % 7) * 9,
-        input: normalized, output: { crmId: c.crmId, status: 'updated' }, aliases, displayableAliases: ['email'] }, 240);
+        input: normalized, output: record, aliases, displayableAliases: ['email'] }, 240);
   add({ service: 'crm-writer', operation: 'published', name: 'publish', durationMs: 3, messageId,
         metadata: { queue: 'contact-events' } }, 110);
   if (outcome === 'in-progress') return { journeyId, entityId: c.entityId, outcome, events };
   add({ service: 'notification-worker', operation: 'consumed', name: 'consume', durationMs: 2, messageId,
-        metadata: { queue: 'contact-events' } }, 650 + (i % 3) * 300);
+        metadata: { queue: 'contact-events' } }, 1_200 + (i % 3) * 600);
   const timeout = { type: 'TimeoutError', message: 'Delivery to the mailing service timed out after 5000 ms', code: 'ETIMEDOUT' };
-  const deliverInput = { to: c.email, template: 'contact-updated' };
+  // The other bug: the queue message is built from an outdated schema that has no phone.
+  const deliverInput = { ...record, ...(outcome === 'phone-dropped' ? { customer: { name: c.name, email: c.email, country: 'GB' } } : {}), template: 'contact-updated' };
   if (outcome === 'retried' || outcome === 'failed') {
     add({ service: 'notification-worker', operation: 'delivered', name: 'deliver', durationMs: 5000, input: deliverInput,
           error: timeout, metadata: { attempt: 1 } }, 40);
@@ -110,10 +137,10 @@ function buildJourney(i: number, nowMs: number): DemoJourney {
   }
   if (outcome === 'retried') {
     add({ service: 'notification-worker', operation: 'retried', name: 'deliver', durationMs: 420, input: deliverInput,
-          output: { status: 202 }, metadata: { attempt: 2 } }, 2_000);
+          output: { ...deliverInput, delivered: true }, metadata: { attempt: 2 } }, 7_000);
   } else {
     add({ service: 'notification-worker', operation: 'delivered', name: 'deliver', durationMs: 310 + (i % 6) * 25, input: deliverInput,
-          output: { status: 202 }, metadata: { attempt: 1 } }, 30);
+          output: { ...deliverInput, delivered: true }, metadata: { attempt: 1 } }, 30);
   }
   add({ service: 'notification-worker', operation: 'completed', name: 'complete', durationMs: 1 }, 15);
   return { journeyId, entityId: c.entityId, outcome, events };

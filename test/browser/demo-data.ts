@@ -8,11 +8,13 @@ import { sendEvents } from './journeys.ts';
 
 export interface DemoData {
   projectId: string;
+  /** The project's key for DEMO_ENVIRONMENT, to send more events during a test. */
+  apiKey: string;
 }
 
 export async function loadDemo(pool: Pool, baseUrl: string): Promise<DemoData> {
   const project = await seedProject(pool, createKeyring({ current: TEST_ENCRYPTION_KEY }), DEMO_PROJECT_SLUG, DEMO_ENVIRONMENT);
   const events = buildDemoJourneys(Date.now()).flatMap((journey) => journey.events.map((event) => ({ environment: DEMO_ENVIRONMENT, ...event })));
   await sendEvents(baseUrl, project.apiKey, events);
-  return { projectId: project.projectId };
+  return { projectId: project.projectId, apiKey: project.apiKey };
 }

@@ -58,6 +58,22 @@ export async function findLostPhone(get: Get): Promise<{ journey: Summary; event
   throw new Error('the demo has no journey that lost a phone number');
 }
 
+interface Changes {
+  changes: { path: string; kind: string; steps: { eventId: string; service: string; name: string; inTransit: boolean; from: { service: string; name: string } | null }[] }[];
+}
+
+/** A journey whose value was lost across a hand-off (`inTransit` in its changes), and where. */
+export async function findLostInTransit(get: Get): Promise<{ journey: Summary; path: string; from: string; to: string; eventId: string }> {
+  for (const journey of await recentJourneys(get)) {
+    const { changes } = await get<Changes>(`/v1/journeys/${encodeURIComponent(journey.journeyId)}/changes`);
+    for (const change of changes.filter((c) => c.kind === 'lost')) {
+      const step = change.steps.find((s) => s.inTransit && s.from !== null);
+      if (step) return { journey, path: change.path, from: `${step.from!.service} · ${step.from!.name}`, to: `${step.service} · ${step.name}`, eventId: step.eventId };
+    }
+  }
+  throw new Error('the demo has no journey that lost a value in transit');
+}
+
 interface FollowedPhone {
   steps: { name: string; output: { state: string } | null }[];
 }

@@ -16,7 +16,7 @@ export function DiffTable({ rows, caption, beforeLabel, afterLabel, onFollow }: 
   beforeLabel: string;
   afterLabel: string;
   /** Offered on each row with a path: follow that field through the journey. */
-  onFollow?: (path: string) => void;
+  onFollow?: FollowHandler;
 }) {
   if (rows.length === 0) return <p className="muted">{caption}: no differences.</p>;
   return (
@@ -63,10 +63,13 @@ export function DiffTable({ rows, caption, beforeLabel, afterLabel, onFollow }: 
   );
 }
 
+/** Starts following a field; `origin` is the control used, where focus returns when following stops. */
+export type FollowHandler = (path: string, origin?: HTMLElement) => void;
+
 /** "Follow this field": the field's path through every step of the journey. */
-export function FollowButton({ path, onFollow }: { path: string; onFollow: (path: string) => void }) {
+export function FollowButton({ path, onFollow }: { path: string; onFollow: FollowHandler }) {
   return (
-    <button type="button" className="small" onClick={() => onFollow(path)}>
+    <button type="button" className="small" onClick={(event) => onFollow(path, event.currentTarget)}>
       Follow<span className="visually-hidden"> {path}</span>
     </button>
   );

@@ -3,7 +3,7 @@ import { request, type DiffRow, type EventDetail, type Project } from '../api.ts
 import { formatDuration, formatJson, formatTime } from '../lib/format.ts';
 import { clockSkewMs } from '../lib/timeline.ts';
 import { ErrorMessage, Loading } from './common.tsx';
-import { DiffTable } from './diff-table.tsx';
+import { DiffTable, type FollowHandler } from './diff-table.tsx';
 import { ReplayPanel } from './replay-panel.tsx';
 
 function Json({ title, value }: { title: string; value: unknown }) {
@@ -26,7 +26,7 @@ function Fact({ name, children }: { name: string; children: ReactNode }) {
 }
 
 /** Everything recorded about one event: payloads, error, metadata, aliases, its diff and replay. */
-export function EventDetailPanel({ project, eventId, onFollow }: { project: Project; eventId: string; onFollow?: (path: string) => void }) {
+export function EventDetailPanel({ project, eventId, onFollow }: { project: Project; eventId: string; onFollow?: FollowHandler }) {
   const [event, setEvent] = useState<EventDetail | null>(null);
   const [diff, setDiff] = useState<{ rows: DiffRow[]; truncated: boolean } | null>(null);
   const [error, setError] = useState<unknown>(null);

@@ -1,10 +1,11 @@
 // Journey forensics on the journey page: what changed in the journey, and one field followed
 // through every step (docs/forensics.md).
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import { query, request, type FollowedField, type FollowedStep, type JourneyChanges, type Observation, type Project, type StepRef, type Verdict } from '../api.ts';
 import { formatValue } from '../lib/format.ts';
+import { Link } from '../router.tsx';
 import { ErrorMessage, Loading } from './common.tsx';
-import { FollowButton } from './diff-table.tsx';
+import { FollowButton, type FollowHandler } from './diff-table.tsx';
 
 const VERDICT_LABEL: Record<Verdict, string> = {
   absent: 'absent',
@@ -16,12 +17,21 @@ const VERDICT_LABEL: Record<Verdict, string> = {
   not_captured: 'not captured',
 };
 
-/** Reads one forensics route of the journey; a new key reads again. */
-function useForensics<T>(project: Project, url: string): { data: T | null; error: unknown } {
+interface Forensics<T> {
+  data: T | null;
+  error: unknown;
+}
+
+/**
+ * Reads one forensics route of the journey once `revision` is known, and again whenever it
+ * changes (new events arrived). A new URL starts empty; a new revision keeps the answer shown
+ * until the next one arrives, so a live refresh neither flickers nor moves focus.
+ */
+function useForensics<T>(project: Project, url: string, revision: string | null): Forensics<T> {
   const [state, setState] = useState<{ url: string; data: T | null; error: unknown }>({ url, data: null, error: null });
   useEffect(() => {
+    if (revision === null) return;
     const controller = new AbortController();
-    setState({ url, data: null, error: null });
     request<T>(url, { projectId: project.id, signal: controller.signal }).then(
       (data) => setState({ url, data, error: null }),
       (error: unknown) => {
@@ -29,18 +39,26 @@ function useForensics<T>(project: Project, url: string): { data: T | null; error
       },
     );
     return () => controller.abort();
-  }, [project.id, url]);
+  }, [project.id, url, revision]);
   return state.url === url ? state : { data: null, error: null };
+}
+
+/** What changed in the journey; read again at each new `revision`. */
+export function useJourneyChanges(project: Project, journeyId: string, revision: string | null): Forensics<JourneyChanges> {
+  return useForensics<JourneyChanges>(project, `/v1/journeys/${encodeURIComponent(journeyId)}/changes`, revision);
 }
 
 const stepName = (step: StepRef) => `${step.service} · ${step.name}`;
 
 /** Every field the journey changed or lost, lost first, each with where it happened. */
-export function WhatChanged({ project, journeyId, onFollow }: { project: Project; journeyId: string; onFollow: (path: string) => void }) {
-  const { data, error } = useForensics<JourneyChanges>(project, `/v1/journeys/${encodeURIComponent(journeyId)}/changes`);
+export function WhatChanged({ changes, onFollow, headingRef }: { changes: Forensics<JourneyChanges>; onFollow: FollowHandler; headingRef: RefObject<HTMLHeadingElement | null> }) {
+  const { data, error } = changes;
   return (
     <section aria-labelledby="changes-heading" className="forensics-panel">
-      <h2 id="changes-heading">What changed</h2>
+      {/* Focus lands here when following stops and the control that started it is gone. */}
+      <h2 id="changes-heading" tabIndex={-1} ref={headingRef}>
+        What changed
+      </h2>
       {error ? <ErrorMessage error={error} /> : null}
       {!data && !error ? <Loading what="the changes" /> : null}
       {data && data.changes.length === 0 ? <p className="muted">No field changed between the stored payloads of this journey.</p> : null}
@@ -110,14 +128,16 @@ function VerdictTag({ verdict }: { verdict: Verdict }) {
 }
 
 /** One field's path through the timeline; the step where it was first lost is highlighted. */
-export function FieldTrail({ project, journeyId, path, onClose, onSelect }: {
+export function FieldTrail({ project, journeyId, revision, path, onClose, onSelect }: {
   project: Project;
   journeyId: string;
+  /** Changes when new events arrive: the path is read again. */
+  revision: string | null;
   path: string;
   onClose: () => void;
   onSelect: (eventId: string) => void;
 }) {
-  const { data, error } = useForensics<FollowedField>(project, `/v1/journeys/${encodeURIComponent(journeyId)}/fields` + query({ path }));
+  const { data, error } = useForensics<FollowedField>(project, `/v1/journeys/${encodeURIComponent(journeyId)}/fields` + query({ path }), revision);
   const heading = useRef<HTMLHeadingElement>(null);
   // Following a field moves the reader there, keyboard focus included.
   useEffect(() => {
@@ -175,6 +195,38 @@ function TrailStep({ step, lostHere, lostInTransit, onSelect }: { step: Followed
       </div>
       <ObservedValue label="in" observation={step.input} />
       <ObservedValue label="out" observation={step.output} />
+    </li>
+  );
+}
+
+/** A value lost across a hand-off: it left `from` and never arrived at the step `to`. */
+export interface TransitLoss {
+  path: string;
+  from: StepRef;
+  to: StepRef;
+}
+
+/** The hand-off losses of the changes answer, by the event of the step that should have received the value. */
+export function transitLossesByEvent(changes: JourneyChanges | null): Map<string, TransitLoss[]> {
+  const byEvent = new Map<string, TransitLoss[]>();
+  for (const change of changes?.changes ?? []) {
+    if (change.kind !== 'lost' || change.path === '') continue;
+    for (const step of change.steps) {
+      if (!step.inTransit || step.from === null) continue;
+      const loss = { path: change.path, from: step.from, to: step };
+      byEvent.set(step.eventId, [...(byEvent.get(step.eventId) ?? []), loss]);
+    }
+  }
+  return byEvent;
+}
+
+/** The timeline's line between two steps where a value was lost in transit; it follows that field. */
+export function TransitLossMarker({ loss, to, onFollow }: { loss: TransitLoss; to: string; onFollow: (origin: HTMLElement) => void }) {
+  return (
+    <li className="transit-loss">
+      <Link to={to} onClick={(event) => onFollow(event.currentTarget)}>
+        <code>{loss.path}</code> lost between {stepName(loss.from)} and {stepName(loss.to)}
+      </Link>
     </li>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { Fragment, useEffect, useRef, type ReactNode } from 'react';
 import { formatDuration, formatTime } from '../lib/format.ts';
 import type { TimelineEntry, TimelineItem } from '../lib/timeline.ts';
 
@@ -33,25 +33,39 @@ function EventLine({ entry, selected, attempt, onSelect }: { entry: TimelineEntr
   );
 }
 
-/** The journey's steps in timeline order; retried steps grouped with each attempt's outcome. */
-export function Timeline({ items, selectedId, onSelect }: { items: TimelineItem[]; selectedId: string | null; onSelect: (id: string) => void }) {
+/**
+ * The journey's steps in timeline order; retried steps grouped with each attempt's outcome.
+ * `before` adds list items ahead of an event's line (or its group): what happened on the way in.
+ */
+export function Timeline({ items, selectedId, onSelect, before }: {
+  items: TimelineItem[];
+  selectedId: string | null;
+  onSelect: (id: string) => void;
+  before?: (eventId: string) => ReactNode;
+}) {
   return (
     <ol className="timeline" aria-label="Timeline (j/k or arrow keys move between events)">
       {items.map((item) =>
         item.kind === 'event' ? (
-          <EventLine key={item.entry.event.id} entry={item.entry} selected={item.entry.event.id === selectedId} onSelect={onSelect} />
+          <Fragment key={item.entry.event.id}>
+            {before?.(item.entry.event.id)}
+            <EventLine entry={item.entry} selected={item.entry.event.id === selectedId} onSelect={onSelect} />
+          </Fragment>
         ) : (
-          <li key={item.key} className="attempts">
-            <div className="attempts-heading">
-              {item.service} · {item.name}: {item.attempts.length} attempts,{' '}
-              {outcome(item.attempts)}
-            </div>
-            <ol>
-              {item.attempts.map((attempt, index) => (
-                <EventLine key={attempt.event.id} entry={attempt} attempt={index + 1} selected={attempt.event.id === selectedId} onSelect={onSelect} />
-              ))}
-            </ol>
-          </li>
+          <Fragment key={item.key}>
+            {item.attempts.map((attempt) => <Fragment key={attempt.event.id}>{before?.(attempt.event.id)}</Fragment>)}
+            <li className="attempts">
+              <div className="attempts-heading">
+                {item.service} · {item.name}: {item.attempts.length} attempts,{' '}
+                {outcome(item.attempts)}
+              </div>
+              <ol>
+                {item.attempts.map((attempt, index) => (
+                  <EventLine key={attempt.event.id} entry={attempt} attempt={index + 1} selected={attempt.event.id === selectedId} onSelect={onSelect} />
+                ))}
+              </ol>
+            </li>
+          </Fragment>
         ),
       )}
     </ol>

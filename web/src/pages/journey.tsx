@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { request, type EventRow, type JourneyDetail, type Page, type Project } from '../api.ts';
 import { ErrorMessage, Loading, StatusBadge } from '../components/common.tsx';
 import { EventDetailPanel } from '../components/event-detail.tsx';
-import { FieldTrail, WhatChanged } from '../components/forensics.tsx';
+import { FieldTrail, TransitLossMarker, transitLossesByEvent, useJourneyChanges, WhatChanged } from '../components/forensics.tsx';
 import { Timeline } from '../components/timeline.tsx';
 import { Waterfall } from '../components/waterfall.tsx';
 import { formatTime, journeyTitle } from '../lib/format.ts';
@@ -85,8 +85,44 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
   const order = useMemo(() => displayOrder(items), [items]);
   const select = useCallback((id: string) => navigate(base + withParams(params, { event: id }), { replace: true }), [base, params]);
   useKeyboardMoves(order, selectedId, select);
-  const follow = useCallback((fieldPath: string) => navigate(base + withParams(params, { field: fieldPath })), [base, params]);
+
+  // The forensics panels are read again whenever the journey has new events (Live).
+  const revision = journey ? `${journey.eventCount}/${journey.lastEventAt}` : null;
+  const changes = useJourneyChanges(project, journeyId, revision);
+  const losses = useMemo(() => transitLossesByEvent(changes.data), [changes.data]);
+
+  // Focus goes back where following started when it stops (the Stop button disappears with
+  // the panel); without that control, to the "What changed" heading.
+  const followOrigin = useRef<HTMLElement | null>(null);
+  const changesHeading = useRef<HTMLHeadingElement>(null);
+  const followTo = useCallback((fieldPath: string) => base + withParams(params, { field: fieldPath }), [base, params]);
+  const follow = useCallback(
+    (fieldPath: string, origin?: HTMLElement) => {
+      followOrigin.current = origin ?? null;
+      navigate(followTo(fieldPath));
+    },
+    [followTo],
+  );
   const stopFollowing = useCallback(() => navigate(base + withParams(params, { field: null })), [base, params]);
+  const followedBefore = useRef(field);
+  useEffect(() => {
+    const was = followedBefore.current;
+    followedBefore.current = field;
+    if (was === null || field !== null) return;
+    // Only when focus was lost with the panel, not when the reader has moved on.
+    if (document.activeElement !== null && document.activeElement !== document.body) return;
+    const origin = followOrigin.current;
+    followOrigin.current = null;
+    if (origin?.isConnected) origin.focus();
+    else changesHeading.current?.focus();
+  }, [field]);
+  const lossMarkers = useCallback(
+    (eventId: string) =>
+      losses.get(eventId)?.map((loss) => (
+        <TransitLossMarker key={`${loss.path} ${loss.from.eventId}`} loss={loss} to={followTo(loss.path)} onFollow={(origin) => (followOrigin.current = origin)} />
+      )),
+    [losses, followTo],
+  );
 
   if (error) return <ErrorMessage error={error} />;
   if (!journey) return <Loading what="the journey" />;
@@ -128,8 +164,8 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
       ) : null}
       <Waterfall events={events} selectedId={selectedId} onSelect={select} />
       <div className="forensics">
-        <WhatChanged project={project} journeyId={journeyId} onFollow={follow} />
-        {field !== null ? <FieldTrail project={project} journeyId={journeyId} path={field} onClose={stopFollowing} onSelect={select} /> : null}
+        <WhatChanged changes={changes} onFollow={follow} headingRef={changesHeading} />
+        {field !== null ? <FieldTrail project={project} journeyId={journeyId} revision={revision} path={field} onClose={stopFollowing} onSelect={select} /> : null}
       </div>
       <div className="journey-body">
         <section aria-labelledby="timeline-heading" className="timeline-column">
@@ -137,7 +173,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
           <p className="muted hint">
             Select an event; <kbd>j</kbd>/<kbd>k</kbd> or <kbd>↓</kbd>/<kbd>↑</kbd> move between events.
           </p>
-          <Timeline items={items} selectedId={selectedId} onSelect={select} />
+          <Timeline items={items} selectedId={selectedId} onSelect={select} before={lossMarkers} />
           {cursor ? (
             <button type="button" onClick={loadMore} disabled={loadingMore}>
               {loadingMore ? 'Loading…' : `Load more events (${events.length} of ${journey.eventCount})`}
