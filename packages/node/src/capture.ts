@@ -40,10 +40,14 @@ function describeBinary(value: ArrayBufferView | ArrayBuffer): string {
 
 /** A JSON-safe copy of `value` at envelope level `level`; undefined means "leave out". */
 export function toWireValue(value: unknown, level = ROOT_LEVEL): unknown {
-  return capture(value, level, new Set());
+  return capture(value, level, []);
 }
 
-function capture(value: unknown, level: number, ancestors: Set<object>): unknown {
+// The objects being copied, outermost first: a cycle is an object met again among them. A small
+// array beats a Set here, as depth is bounded by MAX_DEPTH and most payloads are a few levels deep.
+type Ancestors = object[];
+
+function capture(value: unknown, level: number, ancestors: Ancestors): unknown {
   switch (typeof value) {
     case 'string':
       return value.length > MAX_STRING_UNITS ? truncateString(value) : value;
@@ -61,30 +65,43 @@ function capture(value: unknown, level: number, ancestors: Set<object>): unknown
   }
   if (value === null) return null;
   const object = value as object;
-  if (ancestors.has(object)) return CIRCULAR;
-  if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
-  if (ArrayBuffer.isView(object) || object instanceof ArrayBuffer) return describeBinary(object);
+  if (ancestors.includes(object)) return CIRCULAR;
+  // A plain object or array (most of a payload) is none of the special kinds below, whose
+  // prototypes it does not have: it skips their checks.
+  const proto = Object.getPrototypeOf(object) as unknown;
+  const plain = (proto === Object.prototype || proto === Array.prototype || proto === null) && !ArrayBuffer.isView(object);
+  if (!plain) {
+    if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
+    if (ArrayBuffer.isView(object) || object instanceof ArrayBuffer) return describeBinary(object);
+  }
   if (level >= MAX_DEPTH) return TOO_DEEP;
-  ancestors.add(object);
+  ancestors.push(object);
   try {
-    if (object instanceof Error) return captureError(object, level, ancestors);
-    if (object instanceof Map) return captureEntries(object.entries(), level, ancestors);
-    if (object instanceof Set || Array.isArray(object)) return captureArray(object, level, ancestors);
+    if (!plain) {
+      if (object instanceof Error) return captureError(object, level, ancestors);
+      if (object instanceof Map) return captureEntries(object.entries(), level, ancestors);
+      if (object instanceof Set) return captureArray(object, level, ancestors);
+    }
+    if (Array.isArray(object)) return captureArray(object, level, ancestors);
     const toJSON = (object as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') {
-      ancestors.delete(object);
-      return capture(toJSON.call(object), level, ancestors);
+      ancestors.pop();
+      try {
+        return capture(toJSON.call(object), level, ancestors);
+      } finally {
+        ancestors.push(object);
+      }
     }
     return captureObject(object as Record<string, unknown>, level, ancestors);
   } catch {
     return UNREADABLE;
   } finally {
-    ancestors.delete(object);
+    ancestors.pop();
   }
 }
 
 /** A plain object's own enumerable keys; a throwing getter becomes a marker. */
-function captureObject(object: Record<string, unknown>, level: number, ancestors: Set<object>): Record<string, unknown> {
+function captureObject(object: Record<string, unknown>, level: number, ancestors: Ancestors): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   let width = 0;
   for (const key of Object.keys(object)) {
@@ -103,7 +120,7 @@ function captureObject(object: Record<string, unknown>, level: number, ancestors
   return out;
 }
 
-function captureEntries(entries: Iterable<[unknown, unknown]>, level: number, ancestors: Set<object>): Record<string, unknown> {
+function captureEntries(entries: Iterable<[unknown, unknown]>, level: number, ancestors: Ancestors): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   let width = 0;
   for (const [key, item] of entries) {
@@ -117,7 +134,7 @@ function captureEntries(entries: Iterable<[unknown, unknown]>, level: number, an
   return out;
 }
 
-function captureArray(items: Iterable<unknown>, level: number, ancestors: Set<object>): unknown[] {
+function captureArray(items: Iterable<unknown>, level: number, ancestors: Ancestors): unknown[] {
   const out: unknown[] = [];
   for (const item of items) {
     if (out.length >= MAX_WIDTH) break;
@@ -128,7 +145,7 @@ function captureArray(items: Iterable<unknown>, level: number, ancestors: Set<ob
 }
 
 /** An Error found inside a payload: its name, message and own fields, never its stack. */
-function captureError(error: Error, level: number, ancestors: Set<object>): Record<string, unknown> {
+function captureError(error: Error, level: number, ancestors: Ancestors): Record<string, unknown> {
   const out = captureObject(error as unknown as Record<string, unknown>, level, ancestors);
   delete out.stack;
   return { name: capture(error.name, level + 1, ancestors), message: capture(error.message, level + 1, ancestors), ...out };
