@@ -1,7 +1,7 @@
 // Builds one protocol 0.1 envelope from a step the host recorded: capture to plain JSON,
 // in-process redaction with the server's rules, error masking, then fitting to the limits.
 import { randomUUID } from 'node:crypto';
-import { ROOT_LEVEL, toWireValue } from './capture.ts';
+import { ROOT_LEVEL, toWireValue, toWireValueFlaggingKeys } from './capture.ts';
 import { fitAliases, fitEnvelopeSize, fitErrorMessage, fitField, fitLabel, fitMetadata } from './fit.ts';
 import {
   ENTITY_FIELD_LENGTHS,
@@ -151,10 +151,12 @@ function report(settings: BuilderSettings, field: string, name: string, path: st
 }
 
 function capturedRoot(settings: BuilderSettings, field: string, value: unknown): unknown {
-  const captured = toWireValue(value, ROOT_LEVEL);
+  // The copy notes whether any of its keys looks secret, so that the walk that reports them (with
+  // their paths) runs only for payloads that have one.
+  const { value: captured, flagged } = toWireValueFlaggingKeys(value, ROOT_LEVEL, looksSecret);
   if (captured === undefined || captured === null) return undefined;
   const redacted = settings.redact(captured);
-  reportUnredactedNames(settings, field, redacted);
+  if (flagged) reportUnredactedNames(settings, field, redacted);
   return redacted;
 }
 
