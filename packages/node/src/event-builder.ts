@@ -160,6 +160,8 @@ function capturedRoot(settings: BuilderSettings, field: string, value: unknown):
   return redacted;
 }
 
+const LINK_FIELDS = ['parentEventId', 'messageId', 'correlationId'] as const;
+
 /** One envelope ready to queue; throws only on a bug, which the caller counts as a capture failure. */
 export function buildEnvelope(settings: BuilderSettings, step: StepContext, fields: RecordFields): BuiltEnvelope {
   const event: Record<string, unknown> = {
@@ -177,13 +179,15 @@ export function buildEnvelope(settings: BuilderSettings, step: StepContext, fiel
   };
   const label = fitLabel(step.label);
   if (label !== undefined) event.journeyLabel = label;
-  const aliases = fitAliases(fields.aliases, fields.displayableAliases);
-  if (aliases.aliases !== undefined) event.aliases = aliases.aliases;
-  if (aliases.displayableAliases !== undefined) event.displayableAliases = aliases.displayableAliases;
+  if (fields.aliases !== undefined || fields.displayableAliases !== undefined) {
+    const aliases = fitAliases(fields.aliases, fields.displayableAliases);
+    if (aliases.aliases !== undefined) event.aliases = aliases.aliases;
+    if (aliases.displayableAliases !== undefined) event.displayableAliases = aliases.displayableAliases;
+  }
   if (fields.durationMs !== undefined && Number.isFinite(fields.durationMs)) {
     event.durationMs = Math.min(MAX_DURATION_MS, Math.max(0, Math.round(fields.durationMs)));
   }
-  for (const key of ['parentEventId', 'messageId', 'correlationId'] as const) {
+  for (const key of LINK_FIELDS) {
     const value = fields[key];
     if (typeof value === 'string') event[key] = fitField(value, EVENT_FIELD_LENGTHS[key].max);
   }
