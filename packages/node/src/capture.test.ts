@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isWellFormedText } from './shared-rules.ts';
-import { CIRCULAR, TOO_DEEP, UNREADABLE, toWireValue, truncateString } from './capture.ts';
+import { CIRCULAR, TOO_DEEP, UNREADABLE, toWireValue, toWireValueFlaggingKeys, truncateString } from './capture.ts';
 
 describe('truncateString (protocol 5.9)', () => {
   it('cuts to 65,536 units in total with the marker counting removed units', () => {
@@ -89,5 +89,22 @@ describe('toWireValue', () => {
     const value = toWireValue(JSON.parse('{"__proto__":{"polluted":true}}')) as Record<string, unknown>;
     expect(Object.hasOwn(value, '__proto__')).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('toWireValueFlaggingKeys', () => {
+  const isToken = (key: string) => key === 'token';
+
+  it('copies as toWireValue does and flags a key found at any depth, in maps and errors too', () => {
+    const value = { a: [{ b: { token: 1 } }] };
+    expect(toWireValueFlaggingKeys(value, 2, isToken)).toEqual({ value: toWireValue(value), flagged: true });
+    expect(toWireValueFlaggingKeys({ m: new Map([['token', 'x']]) }, 2, isToken).flagged).toBe(true);
+    expect(toWireValueFlaggingKeys({ e: Object.assign(new Error('x'), { token: 'y' }) }, 2, isToken).flagged).toBe(true);
+    expect(toWireValueFlaggingKeys({ e: new Error('x') }, 2, (key) => key === 'message').flagged).toBe(true);
+  });
+
+  it('does not flag a key the copy leaves out, nor a payload without one', () => {
+    expect(toWireValueFlaggingKeys({ token: undefined, other: 1 }, 2, isToken).flagged).toBe(false);
+    expect(toWireValueFlaggingKeys({ a: { b: [1, 'token'] } }, 2, isToken).flagged).toBe(false);
   });
 });

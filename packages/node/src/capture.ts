@@ -40,10 +40,35 @@ function describeBinary(value: ArrayBufferView | ArrayBuffer): string {
 
 /** A JSON-safe copy of `value` at envelope level `level`; undefined means "leave out". */
 export function toWireValue(value: unknown, level = ROOT_LEVEL): unknown {
-  return capture(value, level, new Set());
+  return capture(value, level, { ancestors: [], flagKey: null, flagged: false });
 }
 
-function capture(value: unknown, level: number, ancestors: Set<object>): unknown {
+/**
+ * The same copy, also telling whether `flagKey` held for any key the copy has: the caller learns
+ * in this walk whether a costlier check of the copy's keys is needed at all.
+ */
+export function toWireValueFlaggingKeys(value: unknown, level: number, flagKey: (key: string) => boolean): { value: unknown; flagged: boolean } {
+  const state: Walk = { ancestors: [], flagKey, flagged: false };
+  const captured = capture(value, level, state);
+  return { value: captured, flagged: state.flagged };
+}
+
+interface Walk {
+  // The objects being copied, outermost first: a cycle is an object met again among them. A small
+  // array beats a Set here, as depth is bounded by MAX_DEPTH and most payloads are a few levels deep.
+  readonly ancestors: object[];
+  readonly flagKey: ((key: string) => boolean) | null;
+  flagged: boolean;
+}
+
+/** Sets a captured member, noting whether its key is flagged. */
+function put(walk: Walk, out: Record<string, unknown>, key: string, value: unknown): void {
+  if (walk.flagKey !== null && !walk.flagged && walk.flagKey(key)) walk.flagged = true;
+  setOwn(out, key, value);
+}
+
+function capture(value: unknown, level: number, walk: Walk): unknown {
+  const ancestors = walk.ancestors;
   switch (typeof value) {
     case 'string':
       return value.length > MAX_STRING_UNITS ? truncateString(value) : value;
@@ -61,30 +86,43 @@ function capture(value: unknown, level: number, ancestors: Set<object>): unknown
   }
   if (value === null) return null;
   const object = value as object;
-  if (ancestors.has(object)) return CIRCULAR;
-  if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
-  if (ArrayBuffer.isView(object) || object instanceof ArrayBuffer) return describeBinary(object);
+  if (ancestors.includes(object)) return CIRCULAR;
+  // A plain object or array (most of a payload) is none of the special kinds below, whose
+  // prototypes it does not have: it skips their checks.
+  const proto = Object.getPrototypeOf(object) as unknown;
+  const plain = (proto === Object.prototype || proto === Array.prototype || proto === null) && !ArrayBuffer.isView(object);
+  if (!plain) {
+    if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
+    if (ArrayBuffer.isView(object) || object instanceof ArrayBuffer) return describeBinary(object);
+  }
   if (level >= MAX_DEPTH) return TOO_DEEP;
-  ancestors.add(object);
+  ancestors.push(object);
   try {
-    if (object instanceof Error) return captureError(object, level, ancestors);
-    if (object instanceof Map) return captureEntries(object.entries(), level, ancestors);
-    if (object instanceof Set || Array.isArray(object)) return captureArray(object, level, ancestors);
+    if (!plain) {
+      if (object instanceof Error) return captureError(object, level, walk);
+      if (object instanceof Map) return captureEntries(object.entries(), level, walk);
+      if (object instanceof Set) return captureArray(object, level, walk);
+    }
+    if (Array.isArray(object)) return captureArray(object, level, walk);
     const toJSON = (object as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') {
-      ancestors.delete(object);
-      return capture(toJSON.call(object), level, ancestors);
+      ancestors.pop();
+      try {
+        return capture(toJSON.call(object), level, walk);
+      } finally {
+        ancestors.push(object);
+      }
     }
-    return captureObject(object as Record<string, unknown>, level, ancestors);
+    return captureObject(object as Record<string, unknown>, level, walk);
   } catch {
     return UNREADABLE;
   } finally {
-    ancestors.delete(object);
+    ancestors.pop();
   }
 }
 
 /** A plain object's own enumerable keys; a throwing getter becomes a marker. */
-function captureObject(object: Record<string, unknown>, level: number, ancestors: Set<object>): Record<string, unknown> {
+function captureObject(object: Record<string, unknown>, level: number, walk: Walk): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   let width = 0;
   for (const key of Object.keys(object)) {
@@ -95,41 +133,44 @@ function captureObject(object: Record<string, unknown>, level: number, ancestors
     } catch {
       item = UNREADABLE;
     }
-    const captured = capture(item, level + 1, ancestors);
+    const captured = capture(item, level + 1, walk);
     if (captured === undefined) continue;
-    setOwn(out, key, captured);
+    put(walk, out, key, captured);
     width += 1;
   }
   return out;
 }
 
-function captureEntries(entries: Iterable<[unknown, unknown]>, level: number, ancestors: Set<object>): Record<string, unknown> {
+function captureEntries(entries: Iterable<[unknown, unknown]>, level: number, walk: Walk): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   let width = 0;
   for (const [key, item] of entries) {
     // Members past the server's width are left off rather than refusing the event.
     if (width >= MAX_WIDTH) break;
-    const captured = capture(item, level + 1, ancestors);
+    const captured = capture(item, level + 1, walk);
     if (captured === undefined) continue;
-    setOwn(out, typeof key === 'string' ? key : String(key), captured);
+    put(walk, out, typeof key === 'string' ? key : String(key), captured);
     width += 1;
   }
   return out;
 }
 
-function captureArray(items: Iterable<unknown>, level: number, ancestors: Set<object>): unknown[] {
+function captureArray(items: Iterable<unknown>, level: number, walk: Walk): unknown[] {
   const out: unknown[] = [];
   for (const item of items) {
     if (out.length >= MAX_WIDTH) break;
-    const captured = capture(item, level + 1, ancestors);
+    const captured = capture(item, level + 1, walk);
     out.push(captured === undefined ? null : captured);
   }
   return out;
 }
 
 /** An Error found inside a payload: its name, message and own fields, never its stack. */
-function captureError(error: Error, level: number, ancestors: Set<object>): Record<string, unknown> {
-  const out = captureObject(error as unknown as Record<string, unknown>, level, ancestors);
+function captureError(error: Error, level: number, walk: Walk): Record<string, unknown> {
+  const out = captureObject(error as unknown as Record<string, unknown>, level, walk);
   delete out.stack;
-  return { name: capture(error.name, level + 1, ancestors), message: capture(error.message, level + 1, ancestors), ...out };
+  const head: Record<string, unknown> = {};
+  put(walk, head, 'name', capture(error.name, level + 1, walk));
+  put(walk, head, 'message', capture(error.message, level + 1, walk));
+  return { ...head, ...out };
 }

@@ -1,7 +1,7 @@
 // Builds one protocol 0.1 envelope from a step the host recorded: capture to plain JSON,
 // in-process redaction with the server's rules, error masking, then fitting to the limits.
 import { randomUUID } from 'node:crypto';
-import { ROOT_LEVEL, toWireValue } from './capture.ts';
+import { ROOT_LEVEL, toWireValue, toWireValueFlaggingKeys } from './capture.ts';
 import { fitAliases, fitEnvelopeSize, fitErrorMessage, fitField, fitLabel, fitMetadata } from './fit.ts';
 import {
   ENTITY_FIELD_LENGTHS,
@@ -151,12 +151,16 @@ function report(settings: BuilderSettings, field: string, name: string, path: st
 }
 
 function capturedRoot(settings: BuilderSettings, field: string, value: unknown): unknown {
-  const captured = toWireValue(value, ROOT_LEVEL);
+  // The copy notes whether any of its keys looks secret, so that the walk that reports them (with
+  // their paths) runs only for payloads that have one.
+  const { value: captured, flagged } = toWireValueFlaggingKeys(value, ROOT_LEVEL, looksSecret);
   if (captured === undefined || captured === null) return undefined;
   const redacted = settings.redact(captured);
-  reportUnredactedNames(settings, field, redacted);
+  if (flagged) reportUnredactedNames(settings, field, redacted);
   return redacted;
 }
+
+const LINK_FIELDS = ['parentEventId', 'messageId', 'correlationId'] as const;
 
 /** One envelope ready to queue; throws only on a bug, which the caller counts as a capture failure. */
 export function buildEnvelope(settings: BuilderSettings, step: StepContext, fields: RecordFields): BuiltEnvelope {
@@ -175,13 +179,15 @@ export function buildEnvelope(settings: BuilderSettings, step: StepContext, fiel
   };
   const label = fitLabel(step.label);
   if (label !== undefined) event.journeyLabel = label;
-  const aliases = fitAliases(fields.aliases, fields.displayableAliases);
-  if (aliases.aliases !== undefined) event.aliases = aliases.aliases;
-  if (aliases.displayableAliases !== undefined) event.displayableAliases = aliases.displayableAliases;
+  if (fields.aliases !== undefined || fields.displayableAliases !== undefined) {
+    const aliases = fitAliases(fields.aliases, fields.displayableAliases);
+    if (aliases.aliases !== undefined) event.aliases = aliases.aliases;
+    if (aliases.displayableAliases !== undefined) event.displayableAliases = aliases.displayableAliases;
+  }
   if (fields.durationMs !== undefined && Number.isFinite(fields.durationMs)) {
     event.durationMs = Math.min(MAX_DURATION_MS, Math.max(0, Math.round(fields.durationMs)));
   }
-  for (const key of ['parentEventId', 'messageId', 'correlationId'] as const) {
+  for (const key of LINK_FIELDS) {
     const value = fields[key];
     if (typeof value === 'string') event[key] = fitField(value, EVENT_FIELD_LENGTHS[key].max);
   }

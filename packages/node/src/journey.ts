@@ -160,15 +160,16 @@ export class Journey {
     try {
       const attempt = options.attempt;
       const retried = typeof attempt === 'number' && attempt > 1;
-      this.record({
-        operation: retried ? 'retried' : operation,
-        name,
-        input,
-        ...(threw ? { error: error ?? 'undefined was thrown' } : { output }),
-        durationMs: performance.now() - started,
-        timestamp,
-        ...stepFields(options),
-      });
+      // Built field by field rather than spread: this runs on every wrapped call.
+      const fields: RecordFields = { operation: retried ? 'retried' : operation, name, input };
+      if (threw) fields.error = error ?? 'undefined was thrown';
+      else fields.output = output;
+      fields.durationMs = performance.now() - started;
+      fields.timestamp = timestamp;
+      if (options.metadata !== undefined || options.attempt !== undefined || options.messageId !== undefined || options.correlationId !== undefined) {
+        Object.assign(fields, stepFields(options));
+      }
+      this.record(fields);
     } catch {
       // Recording never reaches the host.
     }

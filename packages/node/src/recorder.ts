@@ -1,6 +1,7 @@
 // createRecorder: configuration, journeys, and the bridge from a recorded step to the delivery
 // queue. Configuration mistakes never throw: they are reported and the recorder goes quiet, so a
 // missing variable cannot take the host service down.
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { type Reporter, createReporter } from './diagnostics.ts';
 import { Delivery, emptyCounters } from './delivery.ts';
@@ -63,9 +64,23 @@ function batchUrl(endpoint: string): string | null {
   }
 }
 
-/** The active OpenTelemetry span's ids when `@opentelemetry/api` is installed (an optional peer). */
+/**
+ * The active OpenTelemetry span's ids when `@opentelemetry/api` is installed (an optional peer).
+ * Loaded synchronously, so that steps recorded right after the recorder is made already carry
+ * them; an install that only an ESM import can load is picked up when that import settles.
+ * Either copy of the API reads the same global tracer and context manager.
+ */
 function loadOpenTelemetry(holder: { api: OpenTelemetryApi | null }): void {
   const specifier = '@opentelemetry/api';
+  try {
+    const module = createRequire(import.meta.url)(specifier) as OpenTelemetryApi;
+    if (module?.trace) {
+      holder.api = module;
+      return;
+    }
+  } catch {
+    // not installed, or not loadable by require: try the import below
+  }
   import(specifier).then(
     (module: OpenTelemetryApi & { default?: OpenTelemetryApi }) => {
       holder.api = module.trace ? module : (module.default ?? null);

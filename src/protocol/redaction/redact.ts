@@ -200,7 +200,10 @@ function walk(ctx: Context, value: unknown, cursors: readonly Cursor[], inPlace:
     const out: unknown[] = inPlace ? value : [];
     for (let i = 0; i < value.length; i += 1) {
       const replace = element.matched || shaped.has(i);
-      out[i] = replace ? REDACTED : walk(ctx, value[i], element.next, inPlace);
+      const child = value[i];
+      const item = replace ? REDACTED : walk(ctx, child, element.next, inPlace);
+      // In place, an unchanged element is not written back (most are unchanged).
+      if (!inPlace || item !== child) out[i] = item;
     }
     return out;
   }
@@ -211,7 +214,9 @@ function walk(ctx: Context, value: unknown, cursors: readonly Cursor[], inPlace:
       const verdict = keyVerdict(ctx, key);
       const step = stepKey(cursors, verdict.folded);
       const replace = step.matched || verdict.secret || (replaceValueKey && key === 'value');
-      setOwn(out, key, replace ? REDACTED : walk(ctx, value[key], step.next, inPlace));
+      const child = value[key];
+      const item = replace ? REDACTED : walk(ctx, child, step.next, inPlace);
+      if (!inPlace || item !== child) setOwn(out, key, item);
     }
     return out;
   }
