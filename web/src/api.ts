@@ -1,5 +1,9 @@
 // The one way pages talk to the server: session-checked JSON routes under /ui/api.
 
+import type { z } from 'zod';
+import type { followedFieldSchema, journeyChangesSchema, journeyComparisonSchema, readDiffSchema } from '../../src/http/answer-schemas/forensics.ts';
+import type { activitySchema, aliasViewSchema, journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, projectSchema, storedEventSchema } from '../../src/http/answer-schemas/reads.ts';
+
 export const API_BASE = '/ui/api';
 
 export class ApiError extends Error {
@@ -69,94 +73,24 @@ export function query(params: Record<string, string | number | undefined | null>
   return text === '' ? '' : '?' + text;
 }
 
-export type JourneyStatus = 'active' | 'completed' | 'failed';
+// Answer types come from the answer schemas the OpenAPI document is built from, which
+// src/http/answers.int.test.ts checks against real answers: the interface and the API cannot
+// drift apart. Type-only imports: nothing of the server reaches the bundle.
 
-export interface Project {
-  id: string;
-  name: string;
-  slug: string;
-  environments: string[];
-}
-
-export interface JourneySummary {
-  journeyId: string;
-  entity: { type: string; id: string };
-  status: JourneyStatus;
-  eventCount: number;
-  startedAt: string;
-  lastEventAt: string;
-  label: string | null;
-  lastStep: string | null;
-  failedStep: string | null;
-  displayableAliases: { type: string; value: string }[];
-  environment: string;
-}
+export type Project = z.output<typeof projectSchema>;
+export type JourneySummary = z.output<typeof journeySummarySchema>;
+export type JourneyStatus = JourneySummary['status'];
+export type AliasView = z.output<typeof aliasViewSchema>;
+export type JourneyDetail = z.output<typeof journeyDetailSchema>;
+export type EventRow = z.output<typeof journeyEventRowSchema>;
+export type EventDetail = z.output<typeof storedEventSchema>;
+export type DiffRow = z.output<typeof readDiffSchema>['rows'][number];
+export type Activity = z.output<typeof activitySchema>;
+export type ActivityBucket = Activity['buckets'][number];
 
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
-}
-
-export interface AliasView {
-  type: string;
-  displayValue: string | null;
-  displayable: boolean;
-}
-
-export interface JourneyDetail extends Omit<JourneySummary, 'displayableAliases'> {
-  aliases: AliasView[];
-  completedAt: string | null;
-}
-
-export interface EventRow {
-  id: string;
-  operation: string;
-  name: string;
-  service: string;
-  eventTimestamp: string;
-  receivedAt: string;
-  durationMs: number | null;
-  hasInput: boolean;
-  hasOutput: boolean;
-  hasError: boolean;
-  deploymentMetadata: Record<string, string> | null;
-}
-
-export interface EventDetail extends EventRow {
-  journeyId: string;
-  parentEventId: string | null;
-  traceId: string | null;
-  spanId: string | null;
-  messageId: string | null;
-  correlationId: string | null;
-  inputPayload: unknown;
-  outputPayload: unknown;
-  error: { type?: string; message: string; code?: string; stack?: string } | null;
-  runtimeMetadata: unknown;
-  customMetadata: unknown;
-  aliases: AliasView[] | null;
-}
-
-export interface DiffRow {
-  path: string;
-  kind: 'lost' | 'renamed' | 'changed' | 'added' | 'removed';
-  before?: unknown;
-  after?: unknown;
-  renamedFrom?: string;
-}
-
-export interface ActivityBucket {
-  start: string;
-  active: number;
-  completed: number;
-  failed: number;
-}
-
-export interface Activity {
-  since: string;
-  until: string;
-  bucketSeconds: number;
-  buckets: ActivityBucket[];
 }
 
 export interface Destination {
@@ -196,79 +130,14 @@ export interface ReplayRun {
 
 // Journey forensics (docs/forensics.md).
 
-export interface StepRef {
-  eventId: string;
-  service: string;
-  name: string;
-}
-
-export type Verdict = 'absent' | 'appeared' | 'unchanged' | 'changed' | 'lost' | 'redacted' | 'not_captured';
-export type Observation = { state: 'present'; value: unknown } | { state: 'missing' } | { state: 'redacted'; value: string };
-
-export interface FollowedStep extends StepRef {
-  operation: string;
-  eventTimestamp: string;
-  input: Observation | null;
-  output: Observation | null;
-  verdict: Verdict;
-  handOff: { from: StepRef; verdict: Verdict } | null;
-}
-
-export interface Finding extends StepRef {
-  verdict: 'lost' | 'changed';
-  inTransit: boolean;
-  from: StepRef | null;
-}
-
-export interface FollowedField {
-  path: string;
-  steps: FollowedStep[];
-  firstLoss: Finding | null;
-  firstDifference: Finding | null;
-  truncated: boolean;
-}
-
-export interface JourneyChange {
-  path: string;
-  kind: 'lost' | 'renamed' | 'changed' | 'appeared' | 'removed';
-  renamedFrom?: string;
-  steps: (StepRef & { inTransit: boolean; from: StepRef | null })[];
-  stepCount: number;
-}
-
-export interface JourneyChanges {
-  changes: JourneyChange[];
-  truncated: boolean;
-  changesTruncated: boolean;
-}
-
-export interface ComparedStep {
-  index: number;
-  eventId: string;
-  service: string;
-  name: string;
-  operation: string;
-  eventTimestamp: string;
-  durationMs: number | null;
-  hasError: boolean;
-  inputStored: boolean;
-  outputStored: boolean;
-}
-
-export interface ComparedPair {
-  status: 'matched' | 'moved' | 'only_a' | 'only_b';
-  a: ComparedStep | null;
-  b: ComparedStep | null;
-  inputDiff: { rows: DiffRow[]; truncated: boolean } | null;
-  outputDiff: { rows: DiffRow[]; truncated: boolean } | null;
-  differs: boolean;
-}
-
-export interface JourneyComparison {
-  a: JourneyDetail;
-  b: JourneyDetail;
-  truncated: { a: boolean; b: boolean };
-  pairs: ComparedPair[];
-  firstDifference: number | null;
-  exactAlignment: boolean;
-}
+export type FollowedField = z.output<typeof followedFieldSchema>;
+export type FollowedStep = FollowedField['steps'][number];
+export type Finding = NonNullable<FollowedField['firstLoss']>;
+export type StepRef = Pick<Finding, 'eventId' | 'service' | 'name'>;
+export type Verdict = FollowedStep['verdict'];
+export type Observation = NonNullable<FollowedStep['input']>;
+export type JourneyChanges = z.output<typeof journeyChangesSchema>;
+export type JourneyChange = JourneyChanges['changes'][number];
+export type JourneyComparison = z.output<typeof journeyComparisonSchema>;
+export type ComparedPair = JourneyComparison['pairs'][number];
+export type ComparedStep = NonNullable<ComparedPair['a']>;

@@ -1,5 +1,5 @@
 import type { JourneySummary } from '../api.ts';
-import { formatAgo, formatTime } from '../lib/format.ts';
+import { entityIdText, formatAgo, formatTime } from '../lib/format.ts';
 import { Link } from '../router.tsx';
 import { StatusBadge } from './common.tsx';
 
@@ -22,10 +22,10 @@ export function JourneyTable({ projectId, items, caption }: { projectId: string;
           <tr key={journey.journeyId}>
             <td>
               <Link to={`/projects/${projectId}/journeys/${encodeURIComponent(journey.journeyId)}`} className="journey-link">
-                {journey.label ?? journey.entity.id}
+                {journey.label ?? entityIdText(journey.entity.id)}
               </Link>
               <div className="sub">
-                {journey.entity.type} {journey.entity.id}
+                {journey.entity.type} {entityIdText(journey.entity.id)}
                 {journey.displayableAliases.map((alias) => (
                   <span key={alias.type + alias.value} className="alias-chip">
                     {alias.type}: {alias.value}

@@ -46,6 +46,11 @@ export function formatValue(value: unknown): string {
   return text.length > 160 ? text.slice(0, 157) + '…' : text;
 }
 
-export function journeyTitle(journey: { label: string | null; entity: { type: string; id: string } }): string {
-  return journey.label ?? `${journey.entity.type} ${journey.entity.id}`;
+/** An entity id as read; null when no configured key opens it (after a key was lost or rotated away). */
+export function entityIdText(id: string | null): string {
+  return id ?? '(unreadable id)';
+}
+
+export function journeyTitle(journey: { label: string | null; entity: { type: string; id: string | null } }): string {
+  return journey.label ?? `${journey.entity.type} ${entityIdText(journey.entity.id)}`;
 }

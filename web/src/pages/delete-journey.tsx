@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import { request, type JourneyDetail, type Project } from '../api.ts';
 import { ErrorMessage } from '../components/common.tsx';
 import { navigate } from '../router.tsx';
+import { entityIdText } from '../lib/format.ts';
 
 /** Deleting is final: the confirmation names the journey and what goes with it. */
 export function DeleteJourney({ project, journey, title }: { project: Project; journey: JourneyDetail; title: string }) {
@@ -29,7 +30,7 @@ export function DeleteJourney({ project, journey, title }: { project: Project; j
         <h2 id="delete-heading">Delete the journey “{title}”?</h2>
         <p>
           This deletes its {journey.eventCount} events, its aliases and the replay runs of its events, for {journey.entity.type}{' '}
-          <code>{journey.entity.id}</code>. It cannot be undone.
+          <code>{entityIdText(journey.entity.id)}</code>. It cannot be undone.
         </p>
         <ErrorMessage error={error} />
         <div className="dialog-actions">

@@ -5,7 +5,7 @@ import { EventDetailPanel } from '../components/event-detail.tsx';
 import { FieldTrail, TransitLossMarker, transitLossesByEvent, useJourneyChanges, WhatChanged } from '../components/forensics.tsx';
 import { Timeline } from '../components/timeline.tsx';
 import { Waterfall } from '../components/waterfall.tsx';
-import { formatTime, journeyTitle } from '../lib/format.ts';
+import { entityIdText, formatTime, journeyTitle } from '../lib/format.ts';
 import { displayOrder, groupRetries, timelineEntries } from '../lib/timeline.ts';
 import { Link, navigate, withParams } from '../router.tsx';
 import { DeleteJourney } from './delete-journey.tsx';
@@ -143,7 +143,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
         </div>
       </div>
       <p className="journey-meta">
-        {journey.entity.type} <code>{journey.entity.id}</code> · {journey.environment} · {journey.eventCount} events · started{' '}
+        {journey.entity.type} <code>{entityIdText(journey.entity.id)}</code> · {journey.environment} · {journey.eventCount} events · started{' '}
         {formatTime(journey.startedAt)} · last activity {formatTime(journey.lastEventAt)}
         {journey.failedStep ? <span className="failed-step"> · failed at {journey.failedStep}</span> : null}
       </p>
