@@ -2,6 +2,7 @@
 
 import type { z } from 'zod';
 import type { followedFieldSchema, journeyChangesSchema, journeyComparisonSchema, readDiffSchema } from '../../src/http/answer-schemas/forensics.ts';
+import type { destinationSchema, replayPreviewSchema, replayRunSchema } from '../../src/http/answer-schemas/replay.ts';
 import type { activitySchema, aliasViewSchema, journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, projectSchema, storedEventSchema } from '../../src/http/answer-schemas/reads.ts';
 
 export const API_BASE = '/ui/api';
@@ -93,40 +94,10 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export interface Destination {
-  id: string;
-  name: string;
-  baseUrl: string;
-  environmentType: string;
-  headerNames: string[];
-  disabled: boolean;
-}
-
-export interface ReplayPreview {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-export interface ComparisonRow {
-  path: string;
-  kind: string;
-  before?: unknown;
-  after?: unknown;
-}
-
-export interface ReplayRun {
-  id: string;
-  status: string;
-  method: string;
-  path: string;
-  responseStatus: number | null;
-  responsePayload: unknown;
-  durationMs: number | null;
-  error: string | null;
-  comparison: ComparisonRow[] | null;
-}
+export type Destination = z.output<typeof destinationSchema>;
+export type ReplayPreview = z.output<typeof replayPreviewSchema>;
+export type ReplayRun = z.output<typeof replayRunSchema>;
+export type ComparisonRow = NonNullable<ReplayRun['comparison']>[number];
 
 // Journey forensics (docs/forensics.md).
 
