@@ -1,18 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, API_KEY, READERS, createReadFixture, get, ingest, urlWith, type Credential, type ReadFixture } from '../query/test-fixtures.ts';
-import { contactJourney } from './test-journeys.ts';
+import { contactJourney, everyContactJourney } from './test-journeys.ts';
 
 let fx: ReadFixture;
 
 beforeAll(async () => {
   fx = await createReadFixture();
   await ingest(fx, 'production', [
-    ...contactJourney('jrn-lost', 'lost'),
-    ...contactJourney('jrn-kept', 'kept'),
-    ...contactJourney('jrn-transit', 'transit'),
-    ...contactJourney('jrn-retry', 'retry'),
-    ...contactJourney('jrn-missing', 'missing-publish'),
-    ...contactJourney('jrn-reordered', 'reordered'),
+    ...everyContactJourney(),
     {
       id: 'sec-1', journeyId: 'jrn-secret', timestamp: '2026-02-10T10:00:00.000Z',
       input: { token: 'visible', auth: { password: 'hunter2' } },

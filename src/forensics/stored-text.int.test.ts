@@ -6,20 +6,15 @@ import { createReadFixture, ingest, type ReadFixture } from '../query/test-fixtu
 import { compareJourneys } from './compare-journeys.ts';
 import { stableKey } from './json-values.ts';
 import { listJourneyChanges } from './journey-changes.ts';
-import { contactJourney } from './test-journeys.ts';
+import { VARIANT_JOURNEYS, everyContactJourney } from './test-journeys.ts';
 
 let fx: ReadFixture;
-const JOURNEYS = ['jrn-lost', 'jrn-kept', 'jrn-transit', 'jrn-retry', 'jrn-missing', 'jrn-reordered', 'jrn-mixed'];
+const JOURNEYS = [...Object.keys(VARIANT_JOURNEYS), 'jrn-mixed'];
 
 beforeAll(async () => {
   fx = await createReadFixture();
   await ingest(fx, 'production', [
-    ...contactJourney('jrn-lost', 'lost'),
-    ...contactJourney('jrn-kept', 'kept'),
-    ...contactJourney('jrn-transit', 'transit'),
-    ...contactJourney('jrn-retry', 'retry'),
-    ...contactJourney('jrn-missing', 'missing-publish'),
-    ...contactJourney('jrn-reordered', 'reordered'),
+    ...everyContactJourney(),
     // Objects sent with their keys in another order: one value, one stored text.
     { id: 'mixed-1', journeyId: 'jrn-mixed', timestamp: '2026-02-10T10:00:00.000Z', input: { b: 1, a: [1.0, 2] }, output: { a: [1, 2.0], b: 1.0 } },
     { id: 'mixed-2', journeyId: 'jrn-mixed', timestamp: '2026-02-10T10:00:01.000Z', input: { a: [1, 2], b: 1 }, output: { a: [1, 2], b: 1.5 } },

@@ -57,3 +57,18 @@ export function contactJourney(journeyId: string, variant: Variant, start = '202
     aliases: { email: 'ada@example.com' },
   }));
 }
+
+/** The journey ids of every variant, as the forensics tests name them. */
+export const VARIANT_JOURNEYS = {
+  'jrn-lost': 'lost',
+  'jrn-kept': 'kept',
+  'jrn-transit': 'transit',
+  'jrn-retry': 'retry',
+  'jrn-missing': 'missing-publish',
+  'jrn-reordered': 'reordered',
+} as const satisfies Record<string, Variant>;
+
+/** One journey of each variant, under the ids of VARIANT_JOURNEYS. */
+export function everyContactJourney(): EventInput[] {
+  return Object.entries(VARIANT_JOURNEYS).flatMap(([journeyId, variant]) => contactJourney(journeyId, variant));
+}
