@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { checkAdminSignIn, type AuthContext } from '../auth/credentials.ts';
 import { errors } from '../http/errors.ts';
 import { dataOf } from '../http/answers.ts';
@@ -9,6 +8,7 @@ import { formatTimestamp } from '../protocol/timestamps.ts';
 import { requestIsHttps } from './request-origin.ts';
 import { SESSION_LIFETIME_SECONDS, issueSession, verifySessionValue, type Session } from './session-token.ts';
 import { isSessionRevoked, revokeSession } from './sessions-sql.ts';
+import { signInBodySchema } from './session-input.ts';
 
 export const SESSION_COOKIE = 'jtrace_session';
 /** The cookie is sent to the interface only: pages and `/ui/api`, never `/v1`. */
@@ -20,7 +20,6 @@ export interface SessionDeps {
   key: Buffer;
 }
 
-const signInBody = z.object({ token: z.string() });
 
 /** The valid, not signed-out session a request carries, or null. */
 export async function readSession(request: FastifyRequest, deps: SessionDeps): Promise<Session | null> {
@@ -43,12 +42,12 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
       tag: 'web',
       credential: null,
       query: {},
-      body: { schema: signInBody },
+      body: { schema: signInBodySchema },
       answers: { 204: { description: 'Signed in; Set-Cookie carries the session.' } },
       errors: [...COMMON_ERRORS, 'invalid_request', 'malformed_json', 'unauthorized', 'too_many_attempts', 'forbidden_origin'],
     },
     handler: async (request, reply) => {
-      const body = signInBody.safeParse(request.body);
+      const body = signInBodySchema.safeParse(request.body);
       if (!body.success) throw errors.invalidRequest('token', 'Send {"token": "<admin token>"}.');
       checkAdminSignIn(request, deps.auth, body.data.token);
       const { value } = issueSession(deps.key, deps.auth.now());

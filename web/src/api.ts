@@ -3,6 +3,9 @@
 import type { z } from 'zod';
 import type { followedFieldSchema, journeyChangesSchema, journeyComparisonSchema, readDiffSchema } from '../../src/http/answer-schemas/forensics.ts';
 import type { destinationSchema, replayPreviewSchema, replayRunSchema } from '../../src/http/answer-schemas/replay.ts';
+import type { destinationBodySchema } from '../../src/replay/destination-input.ts';
+import type { replayBodySchema } from '../../src/replay/replay-input.ts';
+import type { signInBodySchema } from '../../src/web/session-input.ts';
 import type { activitySchema, aliasViewSchema, journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, projectSchema, storedEventSchema } from '../../src/http/answer-schemas/reads.ts';
 
 export const API_BASE = '/ui/api';
@@ -112,3 +115,9 @@ export type JourneyChange = JourneyChanges['changes'][number];
 export type JourneyComparison = z.output<typeof journeyComparisonSchema>;
 export type ComparedPair = JourneyComparison['pairs'][number];
 export type ComparedStep = NonNullable<ComparedPair['a']>;
+
+// Request bodies come from the schemas the routes validate them with (z.input: what a client
+// sends, before defaults and trimming).
+export type SignInRequest = z.input<typeof signInBodySchema>;
+export type ReplayRequest = z.input<typeof replayBodySchema>;
+export type NewDestinationRequest = z.input<typeof destinationBodySchema>;

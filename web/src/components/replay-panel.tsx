@@ -1,11 +1,11 @@
 // Replay: choose a destination, method and path; see exactly what will be sent; send; compare.
 import { useEffect, useState, type FormEvent } from 'react';
-import { request, type Destination, type EventDetail, type Project, type ReplayPreview, type ReplayRun } from '../api.ts';
+import { request, type Destination, type EventDetail, type Project, type NewDestinationRequest, type ReplayPreview, type ReplayRequest, type ReplayRun } from '../api.ts';
 import { formatDuration, formatJson } from '../lib/format.ts';
 import { Command, EmptyState, ErrorMessage } from './common.tsx';
 import { DiffTable } from './diff-table.tsx';
 
-type Method = 'POST' | 'PUT' | 'PATCH';
+type Method = NonNullable<ReplayRequest['method']>;
 
 export function ReplayPanel({ project, event }: { project: Project; event: EventDetail }) {
   const [destinations, setDestinations] = useState<Destination[] | null>(null);
@@ -34,7 +34,7 @@ export function ReplayPanel({ project, event }: { project: Project; event: Event
     setRun(null);
   }, [event.id, destinationId, method, path]);
 
-  const body = () => ({ eventId: event.id, destinationId, method, path });
+  const body = (): ReplayRequest => ({ eventId: event.id, destinationId, method, path });
   const act = async (what: () => Promise<void>) => {
     setBusy(true);
     setError(null);
@@ -178,7 +178,7 @@ function NoDestination({ project, onCreated }: { project: Project; onCreated: ()
       await request('/v1/replay-destinations', {
         projectId: project.id,
         method: 'POST',
-        body: { name: String(form.get('name')), baseUrl: String(form.get('baseUrl')), environmentType: String(form.get('environmentType')), headers: {} },
+        body: { name: String(form.get('name')), baseUrl: String(form.get('baseUrl')), environmentType: String(form.get('environmentType')), headers: {} } satisfies NewDestinationRequest,
       });
       await onCreated();
     } catch (err) {

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { ApiError, request } from '../api.ts';
+import { ApiError, request, type SignInRequest } from '../api.ts';
 import { navigate, useLocation } from '../router.tsx';
 
 export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
@@ -18,7 +18,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
     setBusy(true);
     setMessage(null);
     try {
-      await request('/session', { method: 'POST', body: { token: token.trim() }, quietUnauthorized: true });
+      await request('/session', { method: 'POST', body: { token: token.trim() } satisfies SignInRequest, quietUnauthorized: true });
       onSignedIn();
       const next = loc.params.get('next');
       navigate(next && next.startsWith('/ui/') && !next.startsWith('//') ? next : '/', { replace: true });
