@@ -55,7 +55,7 @@ export async function deleteSnapshotBatch(
   projectId: string,
   batch: { ids: string[]; eventCounts: number[] },
   startedAt: Date,
-): Promise<DeletedCounts> {
+): Promise<DeletedCounts & { leftInPlace: number }> {
   const result = await db.query<{ event_count: number }>(
     `WITH picked AS (
        SELECT j.id FROM journeys j
@@ -69,7 +69,14 @@ export async function deleteSnapshotBatch(
       RETURNING d.event_count`,
     [projectId, batch.ids, batch.eventCounts, startedAt],
   );
-  return counted(result.rows);
+  // What the batch did not delete but still stands, created before the start: journeys that
+  // received events meanwhile. The caller says so, as the erasure did not reach them.
+  const left = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM journeys j
+      WHERE j.project_id = $1 AND j.id = ANY($2::text[]) AND j.created_at <= $3`,
+    [projectId, batch.ids, startedAt],
+  );
+  return { ...counted(result.rows), leftInPlace: left.rows[0]!.n };
 }
 
 /**

@@ -4,7 +4,7 @@ import { createKeyring } from '../crypto/keyring.ts';
 import { TEST_ENCRYPTION_KEY, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { runTestCli } from '../../test/helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { ERASURE_INCOMPLETE_MESSAGE, eraseIdentifier } from './erasure.ts';
+import { ERASURE_INCOMPLETE_MESSAGE, eraseIdentifier, erasureLeftMessage } from './erasure.ts';
 import { admin, auditRows, ingest, journeyIds, type TestEvent } from './test-fixtures.ts';
 
 const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
@@ -175,7 +175,9 @@ describe('eraseIdentifier', () => {
         ]);
       },
     });
-    expect(result).toEqual({ deletedJourneys: 1, deletedEvents: 1, complete: true });
+    // moving-a existed at the start but changed: left, and the answer says so; moving-new is not counted.
+    expect(result).toEqual({ deletedJourneys: 1, deletedEvents: 1, complete: true, message: erasureLeftMessage(1) });
+    expect(result.message).toBe('1 matching journey received events while the erasure ran and was left in place. Run the same erasure again to delete it.');
     expect(await journeyIds(db.pool, project.projectId)).toEqual(['moving-a', 'moving-new']);
     const events = await db.pool.query('SELECT count(*)::int AS n FROM events WHERE project_id = $1 AND journey_id = $2', [project.projectId, 'moving-a']);
     expect(events.rows[0].n).toBe(2);

@@ -26,11 +26,17 @@ export interface ErasureResult {
   deletedJourneys: number;
   deletedEvents: number;
   complete: boolean;
-  /** Present when complete is false. */
+  /** Present when complete is false, or when matching journeys received events during the run and were left. */
   message?: string;
 }
 
 export const ERASURE_INCOMPLETE_MESSAGE = 'The erasure stopped part way; what is counted was deleted. Run the same erasure again to finish it.';
+
+/** A complete run that left journeys which received events while it ran (they changed after its start). */
+export function erasureLeftMessage(left: number): string {
+  const journeys = left === 1 ? '1 matching journey' : `${left} matching journeys`;
+  return `${journeys} received events while the erasure ran and ${left === 1 ? 'was' : 'were'} left in place. Run the same erasure again to delete ${left === 1 ? 'it' : 'them'}.`;
+}
 
 async function environmentIdFor(db: Queryable, projectId: string, name: string | undefined): Promise<string | null> {
   if (name === undefined) return null;
@@ -71,6 +77,7 @@ export async function eraseIdentifier(
   });
   const batchSize = hooks.batchSize ?? DELETION_BATCH_SIZE;
   const batchCount = Math.max(1, Math.ceil(snapshot.ids.length / batchSize));
+  let leftInPlace = 0;
   // The row names the value only by its token under the current key, never the value itself.
   const token = searchTokenForWrite(deps.keyring, normalizeIdentifier(request.value));
   const result = await runAuditedBatches(
@@ -89,14 +96,17 @@ export async function eraseIdentifier(
       deleteBatch: async (client, index) => {
         const from = index * batchSize;
         const batch = { ids: snapshot.ids.slice(from, from + batchSize), eventCounts: snapshot.eventCounts.slice(from, from + batchSize) };
-        const deleted = batch.ids.length === 0 ? { journeys: 0, events: 0 } : await deleteSnapshotBatch(client, projectId, batch, startedAt);
+        if (batch.ids.length === 0) return { deleted: { journeys: 0, events: 0 }, last: true };
+        const { leftInPlace: left, ...deleted } = await deleteSnapshotBatch(client, projectId, batch, startedAt);
+        // Only a complete run reports it; a failed batch ends the run with the incomplete message.
+        leftInPlace += left;
         return { deleted, last: index + 1 >= batchCount };
       },
     },
     hooks,
   );
   const outcome = { deletedJourneys: result.totals.journeys, deletedEvents: result.totals.events, complete: result.complete };
-  if (result.complete) return outcome;
+  if (result.complete) return leftInPlace > 0 ? { ...outcome, message: erasureLeftMessage(leftInPlace) } : outcome;
   deps.onStoppedEarly?.(result.error instanceof Error ? result.error.name : 'error');
   return { ...outcome, message: ERASURE_INCOMPLETE_MESSAGE };
 }

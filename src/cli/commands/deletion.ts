@@ -82,7 +82,8 @@ export const deleteIdentifierCommand: Command = {
       }
       const result = await eraseIdentifier({ pool, keyring }, projectId, request);
       const summary = `deleted ${result.deletedJourneys} journeys (${result.deletedEvents} events)`;
-      if (result.complete) {
+      // A complete run with a message left journeys that received events meanwhile: not fully done.
+      if (result.complete && result.message === undefined) {
         ctx.io.out(summary);
         return EXIT_OK;
       }

@@ -16,6 +16,6 @@ export const erasureResultSchema = z
     deletedJourneys: z.int(),
     deletedEvents: z.int(),
     complete: z.boolean().describe('False when a later batch failed: what is counted was deleted; run the erasure again.'),
-    message: z.string().optional().describe('Present when complete is false.'),
+    message: z.string().optional().describe('Present when complete is false, and when journeys that matched received events while the erasure ran: those are left in place; run the erasure again.'),
   })
   .meta({ id: 'ErasureResult', description: 'What an erasure deleted.' });
