@@ -5,7 +5,8 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { AuthContext } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { AppError } from '../http/errors.ts';
+import { describeError, sendError } from '../http/error-handler.ts';
+import { AppError, errors } from '../http/errors.ts';
 import type { ReplayDeps } from '../replay/replays.ts';
 import { registerInterfaceDataRoutes } from './data-routes.ts';
 import { defineRoute } from '../http/route-contract.ts';
@@ -73,20 +74,39 @@ export async function registerWebInterface(app: FastifyInstance, deps: WebInterf
       });
 
       if (deps.webRoot !== null) {
-        await ui.register(fastifyStatic, {
-          root: path.join(deps.webRoot, 'assets'),
-          prefix: '/assets/',
-          // Built assets carry a content hash in their names.
-          maxAge: '365d',
-          immutable: true,
-          index: false,
-          decorateReply: false,
-          logLevel: 'silent',
-        });
+        const webRoot = deps.webRoot;
+        await ui.register(async (assets) => registerAssets(assets, webRoot));
       }
     },
     { prefix: '/ui' },
   );
+}
+
+/**
+ * The built assets. Their requests are not logged (a page load fetches several). A path that
+ * cannot name an asset (`..`, an encoded NUL, a dot segment) is refused by the file sender with
+ * a 4xx error of its own: it answers 404 as any unknown resource; anything else is a 500 logged
+ * on this scope's logger, which is not silenced.
+ */
+async function registerAssets(assets: FastifyInstance, webRoot: string): Promise<void> {
+  assets.setErrorHandler((error, request, reply) => {
+    const status = (error as { statusCode?: unknown }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return sendError(reply, errors.notFound('No such asset.'));
+    }
+    assets.log.error({ reqId: request.id, err: describeError(error) }, 'unexpected failure serving an asset');
+    return sendError(reply, errors.internal());
+  });
+  await assets.register(fastifyStatic, {
+    root: path.join(webRoot, 'assets'),
+    prefix: '/assets/',
+    // Built assets carry a content hash in their names.
+    maxAge: '365d',
+    immutable: true,
+    index: false,
+    decorateReply: false,
+    logLevel: 'silent',
+  });
 }
 
 async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Promise<void> {
