@@ -4,6 +4,8 @@
 
 import type { JourneyPayloads, PayloadEvent } from '../query/journey-payloads.ts';
 import { alignByKeys } from './array-align.ts';
+import { workSlicer, type Pause } from './cooperative.ts';
+import { MAX_COMPARE_DIFF_ROWS } from './limits.ts';
 import { readDiff, type ReadDiff } from './read-diff.ts';
 import { sameStoredText, storedInput, storedOutput } from './transitions.ts';
 
@@ -44,11 +46,13 @@ export interface JourneyComparison {
   firstDifference: number | null;
   /** False when the timelines were too long to align fully: past their common start and end, steps are listed unmatched. */
   exactAlignment: boolean;
+  /** The diffs held more than MAX_COMPARE_DIFF_ROWS rows: later pairs carry their first rows only. */
+  diffRowsTruncated: boolean;
 }
 
 const stepKey = (event: PayloadEvent) => JSON.stringify([event.service, event.name, event.operation]);
 
-export function compareJourneys(a: JourneyPayloads, b: JourneyPayloads): JourneyComparison {
+export async function compareJourneys(a: JourneyPayloads, b: JourneyPayloads, pause: Pause = workSlicer()): Promise<JourneyComparison> {
   const { steps, exact } = alignByKeys(a.events.map(stepKey), b.events.map(stepKey), false);
   // Unmatched steps present in both journeys were reordered: pair them, shown at b's place.
   const movedFrom = new Map<number, number>();
@@ -62,6 +66,7 @@ export function compareJourneys(a: JourneyPayloads, b: JourneyPayloads): Journey
   const moved = new Set(movedFrom.values());
   const pairs: ComparedPair[] = [];
   for (const step of steps) {
+    await pause();
     if (step.kind === 'pair') pairs.push(pairOf('matched', a.events, step.from, b.events, step.to));
     else if (step.kind === 'removed' && !moved.has(step.from)) pairs.push(pairOf('only_a', a.events, step.from, b.events, null));
     else if (step.kind === 'added') {
@@ -70,7 +75,32 @@ export function compareJourneys(a: JourneyPayloads, b: JourneyPayloads): Journey
     }
   }
   const first = pairs.findIndex((pair) => pair.differs);
-  return { pairs, firstDifference: first === -1 ? null : first, exactAlignment: exact };
+  const diffRowsTruncated = fitDiffRows(pairs, MAX_COMPARE_DIFF_ROWS);
+  return { pairs, firstDifference: first === -1 ? null : first, exactAlignment: exact, diffRowsTruncated };
+}
+
+/**
+ * Keeps at most `budget` diff rows over all pairs, in pair order; a diff past the budget keeps
+ * what fits and is flagged truncated. `differs` was decided on every row. True when rows were cut.
+ */
+function fitDiffRows(pairs: ComparedPair[], budget: number): boolean {
+  let left = budget;
+  let cut = false;
+  const fit = (diff: ReadDiff | null): ReadDiff | null => {
+    if (diff === null || diff.rows.length <= left) {
+      left -= diff?.rows.length ?? 0;
+      return diff;
+    }
+    cut = true;
+    const rows = diff.rows.slice(0, left);
+    left = 0;
+    return { rows, truncated: true };
+  };
+  for (const pair of pairs) {
+    pair.inputDiff = fit(pair.inputDiff);
+    pair.outputDiff = fit(pair.outputDiff);
+  }
+  return cut;
 }
 
 function pushTo(map: Map<string, number[]>, key: string, value: number): void {

@@ -2,6 +2,7 @@
 // or changed first — within a step or in transit between two steps (docs/forensics.md).
 
 import type { JourneyPayloads, PayloadEvent } from '../query/journey-payloads.ts';
+import { workSlicer, type Pause } from './cooperative.ts';
 import { selectPath, type PathSegment, type Selection } from './field-path.ts';
 import { stableKey } from './json-values.ts';
 import { listTransitions, payloadOf, stepRef, storedInput, storedOutput, type StepRef } from './transitions.ts';
@@ -38,11 +39,16 @@ export interface FollowedField {
   truncated: boolean;
 }
 
-export function followField(journey: JourneyPayloads, segments: readonly PathSegment[]): FollowedField {
-  const steps = journey.events.map((event) => baseStep(event, segments));
+export async function followField(journey: JourneyPayloads, segments: readonly PathSegment[], pause: Pause = workSlicer()): Promise<FollowedField> {
+  const steps: FollowedStep[] = [];
+  for (const event of journey.events) {
+    await pause();
+    steps.push(baseStep(event, segments));
+  }
   let firstLoss: Finding | null = null;
   let firstDifference: Finding | null = null;
   for (const transition of listTransitions(journey.events)) {
+    await pause();
     const verdict = compare(selectPath(payloadOf(transition.before), segments), selectPath(payloadOf(transition.after), segments));
     const step = steps[transition.step]!;
     if (transition.from === null) step.verdict = verdict;

@@ -3,6 +3,7 @@
 // are the fields the interface offers to follow, so paths use `[*]` for array indices.
 
 import type { JourneyPayloads } from '../query/journey-payloads.ts';
+import { workSlicer, type Pause } from './cooperative.ts';
 import { REDACTED } from './field-path.ts';
 import { MAX_CHANGED_PATHS, MAX_STEPS_PER_CHANGE } from './limits.ts';
 import { readDiff, type ReadDiffRow } from './read-diff.ts';
@@ -37,11 +38,14 @@ export interface JourneyChanges {
 const KIND: Record<ReadDiffRow['kind'], ChangeKind> = { lost: 'lost', renamed: 'renamed', changed: 'changed', added: 'appeared', removed: 'removed' };
 const ORDER: Record<ChangeKind, number> = { lost: 0, renamed: 1, changed: 2, appeared: 3, removed: 4 };
 
-export function listJourneyChanges(journey: JourneyPayloads): JourneyChanges {
+export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause = workSlicer()): Promise<JourneyChanges> {
   const byKey = new Map<string, JourneyChange & { first: number; lastOrder: number }>();
   let changesTruncated = false;
-  listTransitions(journey.events).forEach((transition, order) => {
-    if (transition.same) return;
+  const transitions = listTransitions(journey.events);
+  for (let order = 0; order < transitions.length; order++) {
+    const transition = transitions[order]!;
+    if (transition.same) continue;
+    await pause();
     const diff = readDiff(payloadOf(transition.before), payloadOf(transition.after));
     changesTruncated ||= diff.truncated;
     const here: ChangeStep = { ...stepRef(journey.events[transition.step]!), inTransit: transition.from !== null, from: transition.from };
@@ -68,7 +72,7 @@ export function listJourneyChanges(journey: JourneyPayloads): JourneyChanges {
       change.lastOrder = order;
       if (change.steps.length < MAX_STEPS_PER_CHANGE) change.steps.push(here);
     }
-  });
+  }
   const changes = [...byKey.values()]
     .sort((x, y) => ORDER[x.kind] - ORDER[y.kind] || x.first - y.first)
     .map(({ first: _first, lastOrder: _lastOrder, ...change }) => change);

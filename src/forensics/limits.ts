@@ -14,3 +14,5 @@ export const MAX_CHANGED_PATHS = 1_000;
 export const MAX_STEPS_PER_CHANGE = 100;
 /** Journey ids are at most 128 code points (event protocol 2.2): a longer one is simply not found. */
 export const MAX_JOURNEY_ID_CODE_POINTS = 128;
+/** Diff rows in one comparison answer, over every pair: 10,000 wide steps would be a 100 MB answer. */
+export const MAX_COMPARE_DIFF_ROWS = 20_000;

@@ -12,6 +12,7 @@ import { defineRoute } from '../http/route-contract.ts';
 import { getJourneyDetail } from '../query/details.ts';
 import { readJourneyPayloads, readJourneyPayloadsAt, type JourneyPayloads } from '../query/journey-payloads.ts';
 import { compareJourneys } from './compare-journeys.ts';
+import { MAX_CONCURRENT_WALKS, createGate } from './cooperative.ts';
 import { leadingKeys, parseFieldPath } from './field-path.ts';
 import { followField } from './follow-field.ts';
 import { listJourneyChanges } from './journey-changes.ts';
@@ -19,6 +20,8 @@ import { MAX_FORENSICS_EVENTS, MAX_JOURNEY_ID_CODE_POINTS } from './limits.ts';
 
 export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring }): void {
   const db = deps.auth.db;
+  // Per app: the payload reads and walks of forensic requests, a few at a time.
+  const walk = createGate(MAX_CONCURRENT_WALKS);
   const reader = {
     credential: (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth),
     security: ['apiKey', 'adminToken'],
@@ -51,8 +54,8 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
       const path = query.path ?? '';
       const segments = parseFieldPath(path);
       if (typeof segments === 'string') throw errors.invalidQuery('path', segments);
-      const events = await journey(credential, journeyIdOf(request), leadingKeys(segments));
-      return { data: { journeyId: journeyIdOf(request), path, ...followField(events, segments) } };
+      const followed = await walk(async () => followField(await journey(credential, journeyIdOf(request), leadingKeys(segments)), segments));
+      return { data: { journeyId: journeyIdOf(request), path, ...followed } };
     },
   });
 
@@ -61,8 +64,8 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
     url: '/v1/journeys/:journeyId/changes',
     contract: { ...reader, summary: 'What changed in a journey', query: {}, answers: { 200: { description: 'Every changed path with the steps where it changed, lost first.', schema: dataOf(journeyChangesSchema) } }, errors: readErrors },
     handler: async (request, _reply, { credential }) => {
-      const events = await journey(credential, journeyIdOf(request));
-      return { data: { journeyId: journeyIdOf(request), ...listJourneyChanges(events) } };
+      const changes = await walk(async () => listJourneyChanges(await journey(credential, journeyIdOf(request))));
+      return { data: { journeyId: journeyIdOf(request), ...changes } };
     },
   });
 
@@ -83,10 +86,12 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
       const [a, b] = [query.a!, query.b!];
       // Both journeys at once, on two pool connections; the journey read itself masks aliases.
       const side = async (id: string) => ({ events: await journey(credential, id), detail: await getJourneyDetail(db, deps.keyring, credential, id) });
-      const [{ events: eventsA, detail: journeyA }, { events: eventsB, detail: journeyB }] = await Promise.all([side(a), side(b)]);
-      if (journeyA === null || journeyB === null) throw errors.notFound('The journey was not found.');
-      const truncated = { a: eventsA.truncated, b: eventsB.truncated };
-      return { data: { a: journeyA, b: journeyB, truncated, ...compareJourneys(eventsA, eventsB) } };
+      return walk(async () => {
+        const [{ events: eventsA, detail: journeyA }, { events: eventsB, detail: journeyB }] = await Promise.all([side(a), side(b)]);
+        if (journeyA === null || journeyB === null) throw errors.notFound('The journey was not found.');
+        const truncated = { a: eventsA.truncated, b: eventsB.truncated };
+        return { data: { a: journeyA, b: journeyB, truncated, ...(await compareJourneys(eventsA, eventsB)) } };
+      });
     },
   });
 }

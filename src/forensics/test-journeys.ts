@@ -2,6 +2,7 @@
 // normalized, saved in the CRM, queued and delivered by a worker. Variants lose the phone number
 // inside `normalize-contact`, lose it in transit to the CRM, repeat or drop or swap steps.
 
+import type { PayloadEvent } from '../query/journey-payloads.ts';
 import type { EventInput } from '../query/test-fixtures.ts';
 
 export type Variant = 'kept' | 'lost' | 'transit' | 'retry' | 'missing-publish' | 'reordered';
@@ -71,4 +72,21 @@ export const VARIANT_JOURNEYS = {
 /** One journey of each variant, under the ids of VARIANT_JOURNEYS. */
 export function everyContactJourney(): EventInput[] {
   return Object.entries(VARIANT_JOURNEYS).flatMap(([journeyId, variant]) => contactJourney(journeyId, variant));
+}
+
+/** An in-memory step for the pure tests of the walks (no database). */
+export function payloadEvent(index: number, input: unknown, output: unknown): PayloadEvent {
+  return {
+    id: `evt_${index}`,
+    operation: 'transformed',
+    name: `step-${index}`,
+    service: 'svc',
+    eventTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
+    durationMs: 1,
+    hasInput: true,
+    hasOutput: true,
+    hasError: false,
+    inputPayload: input,
+    outputPayload: output,
+  };
 }

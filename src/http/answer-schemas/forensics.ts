@@ -120,5 +120,8 @@ export const journeyComparisonSchema = z
     ),
     firstDifference: z.int().nullable().describe('Index in pairs of the first pair that differs.'),
     exactAlignment: z.boolean().describe('False when the timelines were too long to align fully.'),
+    diffRowsTruncated: z
+      .boolean()
+      .describe('True when the diffs held more rows than one answer carries (20,000): later pairs carry the first rows only, their diffs flagged truncated; differs still counts every row.'),
   })
   .meta({ id: 'JourneyComparison', description: 'Both journeys and their aligned steps with the diffs of inputs and outputs.' });

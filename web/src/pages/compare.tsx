@@ -116,6 +116,9 @@ function Comparison({ project, a, b }: { project: Project; a: string; b: string 
       </p>
       {!data.exactAlignment ? <p className="muted">The timelines were too long to align exactly: their middle steps are listed unmatched.</p> : null}
       {data.truncated.a || data.truncated.b ? <p className="muted">Only the first events of a long journey were read.</p> : null}
+      {data.diffRowsTruncated ? (
+        <p className="muted">The differences are too many to list them all: later steps show their first changes only. Open a step in its journey for its whole diff.</p>
+      ) : null}
       <table className="comparison">
         <caption className="visually-hidden">The two timelines step by step; differing steps are marked.</caption>
         <thead>
