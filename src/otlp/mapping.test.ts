@@ -98,3 +98,26 @@ describe('isJourneyRecord and linkParents', () => {
     expect(mapped.map((m) => m.envelope.event.parentEventId)).toEqual(['evt_parent', undefined, undefined]);
   });
 });
+
+describe('OTLP JSON refusals', () => {
+  const reasonOf = (body: unknown): string => {
+    try {
+      requestFromJson('traces', body);
+    } catch (error) {
+      return (error as { reason: string }).reason;
+    }
+    throw new Error('accepted');
+  };
+
+  it('names the field protobufjs found of the wrong type', () => {
+    expect(reasonOf({ resourceSpans: 'nope' })).toMatch(/resourceSpans: array expected$/);
+  });
+
+  it('never quotes the engine: a null where a message belongs is "a field has the wrong type"', () => {
+    for (const body of [{ resourceSpans: [{ scopeSpans: [{ spans: [null] }] }] }, { resourceSpans: [null] }, { resourceSpans: [{ scopeSpans: [null] }] }]) {
+      const reason = reasonOf(body);
+      expect(reason).not.toMatch(/Cannot read|properties|undefined|null \(/);
+      expect(reason).toBe('a field has the wrong type');
+    }
+  });
+});

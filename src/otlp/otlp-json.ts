@@ -75,7 +75,12 @@ export function requestFromJson(signal: Signal, value: unknown): ExportRequest {
   try {
     return requestFromObject(signal, converted as object);
   } catch (error) {
-    // fromObject names the field in its TypeError; a wrong-typed int64 throws from Long.
-    throw new MalformedOtlpError(error instanceof TypeError ? error.message : 'a field has the wrong type');
+    // fromObject names the field in its own TypeError ("<field>: object expected"); any other
+    // error (the engine's "Cannot read properties of null", a wrong-typed int64 in Long) is
+    // not quoted: its text describes the code, not the request.
+    throw new MalformedOtlpError(error instanceof TypeError && FIELD_TYPE_ERROR.test(error.message) ? error.message : 'a field has the wrong type');
   }
 }
+
+/** The TypeErrors of protobufjs's generated fromObject: a message or field name, then what was expected. */
+const FIELD_TYPE_ERROR = /^\.?[A-Za-z_][\w.]*: (?:object|array|buffer) expected$/;
