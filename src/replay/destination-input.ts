@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { invalidBody, issueDetails, textField } from '../http/body-fields.ts';
 import { AppError } from '../http/errors.ts';
+import { hasUnpairedSurrogate } from '../protocol/storability.ts';
 import { checkDestinationHeaders, type DestinationHeaders } from './header-policy.ts';
 import { MAX_DESTINATION_NAME_LENGTH } from './limits.ts';
 import { normalizeBaseUrl } from './url-policy.ts';
@@ -14,15 +15,21 @@ export type EnvironmentType = (typeof ENVIRONMENT_TYPES)[number];
 // Marks the one problem that is answered with its own code when it is the only one.
 const ENVIRONMENT_TYPE_ISSUE = { code: 'invalid_environment_type' } as const;
 
+// Stored as UTF-8, an unpaired surrogate would silently become U+FFFD: refused instead, as the
+// erasure value is (docs/hostile-input.md).
+const wellFormed = (value: string) => !hasUnpairedSurrogate(value);
+const UNPAIRED_SURROGATE = { message: 'must not hold an unpaired surrogate', abort: true } as const;
+
 /** The route contract's body and the validator; every problem is one `details` item. */
 export const destinationBodySchema = z.object({
   name: textField()
+    .refine(wellFormed, UNPAIRED_SURROGATE)
     .refine((value) => {
       const trimmed = value.trim();
       return trimmed !== '' && [...trimmed].length <= MAX_DESTINATION_NAME_LENGTH;
     }, `must be 1 to ${MAX_DESTINATION_NAME_LENGTH} characters, not only white space`)
     .transform((value) => value.trim()),
-  baseUrl: textField().transform((raw, ctx) => {
+  baseUrl: textField().refine(wellFormed, UNPAIRED_SURROGATE).transform((raw, ctx) => {
     const checked = normalizeBaseUrl(raw);
     if (checked.ok) return checked.value;
     ctx.addIssue({ code: 'custom', message: checked.message });
