@@ -106,11 +106,16 @@ export interface ExistingAlias {
   displayable: boolean;
 }
 
-export async function findAliases(db: Queryable, projectId: string, journeyIds: string[]): Promise<ExistingAlias[]> {
+/**
+ * The aliases of these journeys stored under one of the tokens (a value's token under any key):
+ * one pass over the journeys' aliases inside PostgreSQL, with only the matches sent back.
+ */
+export async function findAliases(db: Queryable, projectId: string, journeyIds: string[], tokens: string[]): Promise<ExistingAlias[]> {
   const result = await db.query<ExistingAlias>(
     `SELECT id, journey_id AS "journeyId", alias_type AS type, token, displayable
-       FROM journey_aliases WHERE project_id = $1 AND journey_id = ANY($2::text[])`,
-    [projectId, journeyIds],
+       FROM journey_aliases
+      WHERE project_id = $1 AND journey_id = ANY($2::text[]) AND token = ANY($3::text[])`,
+    [projectId, journeyIds, tokens],
   );
   return result.rows;
 }

@@ -78,7 +78,8 @@ function eventIdConflict(): Refusal {
 /** What the batch will write, gathered in memory while verdicts are decided. */
 interface BatchPlan {
   journeys: Map<string, WorkingJourney>;
-  aliasSlots: AliasSlot[];
+  /** Alias slots by slotKey(journey, type, token), one entry per token a slot answers to. */
+  aliasSlots: Map<string, AliasSlot>;
   /** Events accepted earlier in this batch, by id: a later copy is a duplicate or a conflict. */
   batchEvents: Map<string, { canonical: string }>;
   eventRows: Array<{ row: EventRow; slots: AliasSlot[] }>;
@@ -99,7 +100,7 @@ export async function storeEvents(
   scope: StoreScope,
   inputs: StoreInput[],
 ): Promise<StoreVerdict[]> {
-  const { plan, existingEvents } = await readBatch(db, scope, inputs);
+  const { plan, existingEvents } = await readBatch(db, keyring, scope, inputs);
   const verdicts: StoreVerdict[] = [];
   for (const input of inputs) {
     const refused = verdictWithoutWrite(keyring, scope, plan, existingEvents, input.prepared);
@@ -109,12 +110,21 @@ export async function storeEvents(
   return verdicts;
 }
 
-/** The three reads, in lock order: journeys (locked, id order), then events, then aliases. */
-async function readBatch(db: Queryable, scope: StoreScope, inputs: StoreInput[]) {
+/**
+ * The three reads, in lock order: journeys (locked, id order), then events, then aliases. Of a
+ * journey's aliases only those holding a value the batch states are read (by token under every
+ * key), and they are found by key in memory: a journey that gathered thousands of aliases costs
+ * little more per event than a new one.
+ */
+async function readBatch(db: Queryable, keyring: Keyring, scope: StoreScope, inputs: StoreInput[]) {
   const journeyIds = [...new Set(inputs.map((input) => input.prepared.event.journeyId))];
   const locked = await lockJourneys(db, scope.projectId, journeyIds);
   const existingEvents = await findEvents(db, scope.projectId, [...new Set(inputs.map((i) => i.prepared.event.id))]);
-  const aliasSlots = (await findAliases(db, scope.projectId, [...locked.keys()])).map(slotFromRow);
+  const tokens = statedAliasTokens(keyring, inputs);
+  const aliasSlots = new Map<string, AliasSlot>();
+  if (locked.size > 0 && tokens.length > 0) {
+    for (const row of await findAliases(db, scope.projectId, [...locked.keys()], tokens)) indexSlot(aliasSlots, slotFromRow(row));
+  }
 
   const journeys = new Map<string, WorkingJourney>();
   for (const [id, row] of locked) {
@@ -227,8 +237,31 @@ function planAliases(keyring: Keyring, plan: BatchPlan, event: PreparedEvent['ev
 }
 
 function findSlot(keyring: Keyring, plan: BatchPlan, journeyId: string, type: string, normalized: string): AliasSlot | undefined {
-  const candidates = new Set(searchTokensForLookup(keyring, normalized).map((t) => t.token));
-  return plan.aliasSlots.find((s) => s.journeyId === journeyId && s.type === type && [...candidates].some((t) => s.tokens.has(t)));
+  for (const candidate of searchTokensForLookup(keyring, normalized)) {
+    const slot = plan.aliasSlots.get(slotKey(journeyId, type, candidate.token));
+    if (slot !== undefined) return slot;
+  }
+  return undefined;
+}
+
+/** JSON keeps the three parts apart, whatever characters they hold. */
+function slotKey(journeyId: string, type: string, token: string): string {
+  return JSON.stringify([journeyId, type, token]);
+}
+
+function indexSlot(index: Map<string, AliasSlot>, slot: AliasSlot): void {
+  for (const token of slot.tokens) index.set(slotKey(slot.journeyId, slot.type, token), slot);
+}
+
+/** Every token the batch's alias values may be stored under, one per configured key. */
+function statedAliasTokens(keyring: Keyring, inputs: StoreInput[]): string[] {
+  const tokens = new Set<string>();
+  for (const input of inputs) {
+    for (const value of Object.values(input.prepared.event.aliases ?? {})) {
+      for (const candidate of searchTokensForLookup(keyring, normalizeIdentifier(value))) tokens.add(candidate.token);
+    }
+  }
+  return [...tokens];
 }
 
 function newSlot(
@@ -242,7 +275,7 @@ function newSlot(
 ): AliasSlot {
   const write = searchTokenForWrite(keyring, normalized);
   const slot: AliasSlot = { id: null, ref: plan.nextRef++, journeyId, type, tokens: new Set([write.token]), displayable };
-  plan.aliasSlots.push(slot);
+  indexSlot(plan.aliasSlots, slot);
   plan.newAliases.push({
     ref: slot.ref,
     journey_id: journeyId,
