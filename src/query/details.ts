@@ -26,6 +26,21 @@ function aliasView(keyring: Keyring, row: AliasRecord): AliasView {
   };
 }
 
+/**
+ * A journey may hold tens of thousands of aliases, each decrypted here: the work gives the event
+ * loop back every ALIASES_PER_SLICE so one such read does not stall every other request.
+ */
+const ALIASES_PER_SLICE = 1_000;
+
+export async function aliasViews(keyring: Keyring, rows: readonly AliasRecord[]): Promise<AliasView[]> {
+  const views: AliasView[] = [];
+  for (let index = 0; index < rows.length; index++) {
+    if (index > 0 && index % ALIASES_PER_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    views.push(aliasView(keyring, rows[index]!));
+  }
+  return views;
+}
+
 const ts = (value: Date | null) => (value === null ? null : formatTimestamp(value.getTime()));
 
 export async function getJourneyDetail(db: Queryable, keyring: Keyring, scope: DetailScope, journeyId: string) {
@@ -40,7 +55,7 @@ export async function getJourneyDetail(db: Queryable, keyring: Keyring, scope: D
     label: row.label,
     lastStep: row.last_step,
     failedStep: row.failed_step,
-    aliases: aliases.map((alias) => aliasView(keyring, alias)),
+    aliases: await aliasViews(keyring, aliases),
     services: row.services,
     eventCount: row.event_count,
     startedAt: formatTimestamp(row.started_at.getTime()),
@@ -57,7 +72,7 @@ export async function getEventDetail(db: Queryable, keyring: Keyring, scope: Det
   let aliases: AliasView[] | null = null;
   if (row.stated_alias_ids !== null) {
     const stated = await selectAliases(db, scope.projectId, row.journey_id, row.stated_alias_ids);
-    aliases = stated.map((alias) => aliasView(keyring, alias));
+    aliases = await aliasViews(keyring, stated);
   }
   return {
     id: row.id,
