@@ -42,7 +42,7 @@ describe('forensics refusals', () => {
   });
 
   it('compare needs both a and b', async () => {
-    expect(refusal(await get(fx, API_KEY, '/v1/journeys/compare'), 400)).toBe('invalid_query');
+    expect(refusal(await get(fx, API_KEY, urlWith('/v1/journeys/compare', [['b', 'jrn-kept']])), 400)).toBe('invalid_query');
     expect(refusal(await get(fx, API_KEY, urlWith('/v1/journeys/compare', [['a', 'jrn-kept']])), 400)).toBe('invalid_query');
     expect(refusal(await get(fx, API_KEY, urlWith('/v1/journeys/compare', [['a', ''], ['b', 'jrn-kept']])), 400)).toBe('invalid_query');
   });
@@ -74,8 +74,15 @@ describe('forensics refusals', () => {
     expect((await get(fx, API_KEY, '/v1/journeys/compare?a=jrn-kept&b=jrn-kept', { remoteAddress })).statusCode).toBe(200);
   });
 
-  it('the compare route is never read as a journey id; the journey named compare stays reachable below it', async () => {
-    expect(refusal(await get(fx, API_KEY, '/v1/journeys/compare'), 400)).toBe('invalid_query');
+  it('without a and b, /v1/journeys/compare is the journey read of the journey named compare, which stays reachable below it too', async () => {
+    const journey = await get(fx, API_KEY, '/v1/journeys/compare');
+    expect(journey.statusCode).toBe(200);
+    const other = (await get(fx, API_KEY, '/v1/journeys/jrn-kept')).json().data;
+    expect(Object.keys(journey.json().data)).toEqual(Object.keys(other));
+    expect(journey.json().data).toMatchObject({ journeyId: 'compare', environment: other.environment, entity: other.entity, eventCount: other.eventCount });
+    expect(refusal(await get(fx, API_KEY, '/v1/journeys/compare?x=1'), 400)).toBe('invalid_query');
+    // Out of the staging key's scope, as the journey read would answer.
+    expect(refusal(await get(fx, { kind: 'api-key', environment: 'staging' }, '/v1/journeys/compare'), 404)).toBe('not_found');
     const followed = await fields('customer.phone', 'compare');
     expect(followed.statusCode).toBe(200);
     expect(followed.json().data.firstLoss).toMatchObject({ name: 'normalize-contact' });

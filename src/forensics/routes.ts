@@ -1,12 +1,15 @@
 // Journey forensics routes (docs/forensics.md). Same credentials, throttle, scope, masking and
 // 404 rules as the journey read: they call the query capability's reads, never its SQL.
-// `/v1/journeys/compare` is a static route: the router prefers it to `/v1/journeys/:journeyId`.
+// `/v1/journeys/compare` is a static route: the router prefers it to `/v1/journeys/:journeyId`,
+// so without `a` and `b` it answers the journey read of the journey whose id is `compare`.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { dataOf } from '../http/answers.ts';
 import { followedFieldSchema, journeyChangesSchema, journeyComparisonSchema } from '../http/answer-schemas/forensics.ts';
+import { journeyDetailSchema } from '../http/answer-schemas/reads.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { getJourneyDetail } from '../query/details.ts';
@@ -76,10 +79,23 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
       ...reader,
       summary: 'Compare two journeys step by step',
       query: { a: 'Required: a journey id.', b: 'Required: the journey id to compare it with.' },
-      answers: { 200: { description: 'Both journeys and their aligned steps with the diffs of inputs and outputs.', schema: dataOf(journeyComparisonSchema) } },
+      answers: {
+        200: {
+          description:
+            'Both journeys and their aligned steps with the diffs of inputs and outputs. Without a and b, the journey whose id is "compare", as GET /v1/journeys/{journeyId} answers it.',
+          schema: dataOf(z.union([journeyComparisonSchema, journeyDetailSchema])),
+        },
+      },
       errors: readErrors,
     },
     handler: async (_request, _reply, { credential, query }) => {
+      // The static path shadows the journey read of a journey named "compare" (any id is valid,
+      // event protocol 2.2): asked without a comparison's parameters, it is that read.
+      if (query.a === undefined && query.b === undefined) {
+        const detail = await getJourneyDetail(db, deps.keyring, credential, 'compare');
+        if (detail === null) throw errors.notFound('The journey was not found.');
+        return { data: detail };
+      }
       for (const name of ['a', 'b'] as const) {
         if ((query[name] ?? '') === '') throw errors.invalidQuery(name, `${name} is required: a journey id.`);
       }
