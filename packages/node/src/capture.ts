@@ -13,6 +13,17 @@ export const TOO_DEEP = '[MAX_DEPTH]';
 /** Levels a value of the event may use: payload roots sit at level 2 of the envelope (9.1). */
 export const ROOT_LEVEL = 2;
 
+/** What a payload over its value budget becomes: it could not fit the envelope anyway. */
+export const PAYLOAD_TOO_LARGE = '[PAYLOAD_TOO_LARGE]';
+
+/**
+ * Values (containers and leaves) one capture copies at most. An object shared by many parents is
+ * copied once per path, as JSON would write it: ten levels of `{left: n, right: n}` are 2,048
+ * copies, thirty levels a billion. Every value takes at least 2 bytes of JSON, so a payload of
+ * more values than half the largest envelope cannot be sent whole: the walk stops there.
+ */
+export const DEFAULT_MAX_VALUES = Math.ceil(262_144 / 2);
+
 function truncationMarker(removed: number): string {
   return `[TRUNCATED: ${removed} characters removed]`;
 }
@@ -39,18 +50,28 @@ function describeBinary(value: ArrayBufferView | ArrayBuffer): string {
 }
 
 /** A JSON-safe copy of `value` at envelope level `level`; undefined means "leave out". */
-export function toWireValue(value: unknown, level = ROOT_LEVEL): unknown {
-  return capture(value, level, { ancestors: [], flagKey: null, flagged: false });
+export function toWireValue(value: unknown, level = ROOT_LEVEL, maxValues = DEFAULT_MAX_VALUES): unknown {
+  return captureRoot(value, level, { ancestors: [], flagKey: null, flagged: false, valuesLeft: maxValues });
 }
 
 /**
  * The same copy, also telling whether `flagKey` held for any key the copy has: the caller learns
  * in this walk whether a costlier check of the copy's keys is needed at all.
  */
-export function toWireValueFlaggingKeys(value: unknown, level: number, flagKey: (key: string) => boolean): { value: unknown; flagged: boolean } {
-  const state: Walk = { ancestors: [], flagKey, flagged: false };
-  const captured = capture(value, level, state);
+export function toWireValueFlaggingKeys(
+  value: unknown,
+  level: number,
+  flagKey: (key: string) => boolean,
+  maxValues = DEFAULT_MAX_VALUES,
+): { value: unknown; flagged: boolean } {
+  const state: Walk = { ancestors: [], flagKey, flagged: false, valuesLeft: maxValues };
+  const captured = captureRoot(value, level, state);
   return { value: captured, flagged: state.flagged };
+}
+
+function captureRoot(value: unknown, level: number, walk: Walk): unknown {
+  const captured = capture(value, level, walk);
+  return walk.valuesLeft < 0 ? PAYLOAD_TOO_LARGE : captured;
 }
 
 interface Walk {
@@ -59,6 +80,8 @@ interface Walk {
   readonly ancestors: object[];
   readonly flagKey: ((key: string) => boolean) | null;
   flagged: boolean;
+  /** Values the copy may still take; below zero the walk has stopped (see DEFAULT_MAX_VALUES). */
+  valuesLeft: number;
 }
 
 /** Sets a captured member, noting whether its key is flagged. */
@@ -68,6 +91,7 @@ function put(walk: Walk, out: Record<string, unknown>, key: string, value: unkno
 }
 
 function capture(value: unknown, level: number, walk: Walk): unknown {
+  if (--walk.valuesLeft < 0) return undefined;
   const ancestors = walk.ancestors;
   switch (typeof value) {
     case 'string':
@@ -126,7 +150,7 @@ function captureObject(object: Record<string, unknown>, level: number, walk: Wal
   const out: Record<string, unknown> = {};
   let width = 0;
   for (const key of Object.keys(object)) {
-    if (width >= MAX_WIDTH) break;
+    if (width >= MAX_WIDTH || walk.valuesLeft < 0) break;
     let item: unknown;
     try {
       item = object[key];
@@ -146,7 +170,7 @@ function captureEntries(entries: Iterable<[unknown, unknown]>, level: number, wa
   let width = 0;
   for (const [key, item] of entries) {
     // Members past the server's width are left off rather than refusing the event.
-    if (width >= MAX_WIDTH) break;
+    if (width >= MAX_WIDTH || walk.valuesLeft < 0) break;
     const captured = capture(item, level + 1, walk);
     if (captured === undefined) continue;
     put(walk, out, typeof key === 'string' ? key : String(key), captured);
@@ -158,7 +182,7 @@ function captureEntries(entries: Iterable<[unknown, unknown]>, level: number, wa
 function captureArray(items: Iterable<unknown>, level: number, walk: Walk): unknown[] {
   const out: unknown[] = [];
   for (const item of items) {
-    if (out.length >= MAX_WIDTH) break;
+    if (out.length >= MAX_WIDTH || walk.valuesLeft < 0) break;
     const captured = capture(item, level + 1, walk);
     out.push(captured === undefined ? null : captured);
   }

@@ -147,22 +147,35 @@ export class Delivery {
   private async send(batch: Pending[]): Promise<void> {
     const abort = new AbortController();
     this.abort = abort;
-    const timeout = setTimeout(() => abort.abort(), this.settings.requestTimeoutMs);
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    // The timer also settles the request itself: a `fetch` (or a body) that ignores the abort
+    // signal would otherwise hold delivery forever.
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timeout = setTimeout(() => {
+        abort.abort();
+        reject(Object.assign(new Error('The request took longer than requestTimeoutMs.'), { name: 'TimeoutError' }));
+      }, this.settings.requestTimeoutMs);
+    });
     this.counters.requests += 1;
     for (const item of batch) item.sends += 1;
     let status = 0;
     let body: unknown;
     try {
-      const response = await this.settings.fetch(this.settings.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.settings.apiKey}` },
-        body: `{"events":[${batch.map((item) => item.envelope.json).join(',')}]}`,
-        signal: abort.signal,
-      });
-      status = response.status;
-      const text = await response.text();
+      const exchange = (async () => {
+        const response = await this.settings.fetch(this.settings.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${this.settings.apiKey}` },
+          body: `{"events":[${batch.map((item) => item.envelope.json).join(',')}]}`,
+          signal: abort.signal,
+        });
+        return { status: response.status, text: await response.text() };
+      })();
+      // Settling after the timeout is ignored, never an unhandled rejection.
+      exchange.catch(() => {});
+      const answer = await Promise.race([exchange, timedOut]);
+      status = answer.status;
       try {
-        body = JSON.parse(text);
+        body = JSON.parse(answer.text);
       } catch {
         body = undefined;
       }

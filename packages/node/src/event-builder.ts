@@ -1,7 +1,7 @@
 // Builds one protocol 0.1 envelope from a step the host recorded: capture to plain JSON,
 // in-process redaction with the server's rules, error masking, then fitting to the limits.
 import { randomUUID } from 'node:crypto';
-import { ROOT_LEVEL, toWireValue, toWireValueFlaggingKeys } from './capture.ts';
+import { ROOT_LEVEL, UNREADABLE, toWireValue, toWireValueFlaggingKeys } from './capture.ts';
 import { fitAliases, fitEnvelopeSize, fitErrorMessage, fitField, fitLabel, fitMetadata } from './fit.ts';
 import {
   ENTITY_FIELD_LENGTHS,
@@ -56,23 +56,24 @@ export function newEventId(): string {
 /** The error as the protocol carries it (2.3): type, masked message, code, and a stack only if asked. */
 export function describeError(error: unknown, settings: Pick<BuilderSettings, 'captureStack' | 'redact'>): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
-  if (error instanceof Error) {
-    picked.type = error.name || error.constructor?.name || 'Error';
-    picked.message = String(error.message);
-    const code = (error as { code?: unknown }).code;
+  if (isError(error)) {
+    // Each field read alone: an error whose getter throws still gives the others.
+    picked.type = readOr(() => error.name || error.constructor?.name, undefined) || 'Error';
+    picked.message = readOr(() => String(error.message), UNREADABLE);
+    const code = readOr(() => (error as { code?: unknown }).code, undefined);
     if (typeof code === 'string' || typeof code === 'number') picked.code = String(code);
-    if (settings.captureStack && typeof error.stack === 'string') picked.stack = error.stack;
+    const stack = settings.captureStack ? readOr(() => error.stack, undefined) : undefined;
+    if (typeof stack === 'string') picked.stack = stack;
   } else if (typeof error === 'string') {
     picked.message = error;
   } else {
     picked.type = typeof error;
-    let text: string;
-    try {
-      text = JSON.stringify(toWireValue(error)) ?? String(error);
-    } catch {
-      text = 'Unreadable error';
-    }
-    picked.message = text;
+    // A thrown object is captured and redacted like a payload before it becomes the message
+    // text: its secret keys, rule paths and header shapes are replaced as they would be there.
+    picked.message = readOr(() => {
+      const captured = toWireValue(error);
+      return JSON.stringify(captured === undefined ? captured : settings.redact(captured)) ?? String(error);
+    }, 'Unreadable error');
   }
   const redacted = settings.redact(picked) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -81,6 +82,22 @@ export function describeError(error: unknown, settings: Pick<BuilderSettings, 'c
   if (typeof redacted.code === 'string') out.code = fitField(redacted.code, ERROR_FIELD_LENGTHS.code.max);
   if (typeof redacted.stack === 'string') out.stack = fitField(maskCredentialText(redacted.stack), ERROR_FIELD_LENGTHS.stack.max);
   return out;
+}
+
+function isError(value: unknown): value is Error {
+  try {
+    return value instanceof Error;
+  } catch {
+    return false;
+  }
+}
+
+function readOr<T, F>(read: () => T, fallback: F): T | F {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
 }
 
 function timestampOf(value: Date | string | undefined): string {
@@ -153,7 +170,7 @@ function report(settings: BuilderSettings, field: string, name: string, path: st
 function capturedRoot(settings: BuilderSettings, field: string, value: unknown): unknown {
   // The copy notes whether any of its keys looks secret, so that the walk that reports them (with
   // their paths) runs only for payloads that have one.
-  const { value: captured, flagged } = toWireValueFlaggingKeys(value, ROOT_LEVEL, looksSecret);
+  const { value: captured, flagged } = toWireValueFlaggingKeys(value, ROOT_LEVEL, looksSecret, Math.ceil(settings.maxEventBytes / 2));
   if (captured === undefined || captured === null) return undefined;
   const redacted = settings.redact(captured);
   if (flagged) reportUnredactedNames(settings, field, redacted);

@@ -10,8 +10,9 @@ import {
   METADATA_KEY_LENGTH,
   setOwn,
 } from './shared-rules.ts';
+import { PAYLOAD_TOO_LARGE } from './capture.ts';
 
-export const PAYLOAD_TOO_LARGE = '[PAYLOAD_TOO_LARGE]';
+export { PAYLOAD_TOO_LARGE };
 export const KEY_TOO_LONG = '[KEY_TOO_LONG]';
 export const MESSAGE_TRUNCATED = '[TRUNCATED]';
 const ELLIPSIS = '\u2026';
@@ -69,7 +70,8 @@ export interface FittedAliases {
 export function fitAliases(aliases: Record<string, string> | undefined, displayable: readonly string[] | undefined): FittedAliases {
   const droppedTypes: string[] = [];
   let fitted: Record<string, string> | undefined;
-  if (aliases !== undefined) {
+  // Host mistakes (a string for the aliases object, one type for the list) are left off.
+  if (typeof aliases === 'object' && aliases !== null && !Array.isArray(aliases)) {
     fitted = {};
     for (const type of Object.keys(aliases)) {
       const value = aliases[type];
@@ -81,7 +83,7 @@ export function fitAliases(aliases: Record<string, string> | undefined, displaya
     }
   }
   let list: string[] | undefined;
-  if (displayable !== undefined) {
+  if (Array.isArray(displayable)) {
     list = displayable
       .filter((type) => typeof type === 'string' && !codePointsOver(type, ALIAS_TYPE_LENGTH.max))
       .slice(0, MAX_DISPLAYABLE_ALIASES);

@@ -20,8 +20,19 @@ export interface JourneyInit {
 
 type Wrapped<I, O> = (input: I) => O;
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+/**
+ * What the host's function returned: a native promise (awaited for the output), another
+ * thenable (left alone), or a plain value. Reading the value may throw (a Proxy, a `then`
+ * getter): then it counts as a plain value, and capture marks what it cannot read.
+ */
+function resultKind(value: unknown): 'promise' | 'thenable' | 'value' {
+  try {
+    if (value instanceof Promise) return 'promise';
+    if ((typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function') return 'thenable';
+  } catch {
+    // Unreadable: a plain value.
+  }
+  return 'value';
 }
 
 export class Journey {
@@ -51,7 +62,8 @@ export class Journey {
 
   /** The label sent on the next event (4.4): public display text, no personal data. */
   label(text: string): void {
-    this.pendingLabel = text;
+    // A label that is not a string is a host bug: it is left off rather than spoiling the event.
+    this.pendingLabel = typeof text === 'string' ? text : undefined;
   }
 
   /** Consumed by the recorder when it builds the next event. */
@@ -81,39 +93,51 @@ export class Journey {
   }
 
   /** An `identified` step carrying aliases; `displayable` names the types that may be shown in full. */
-  identify(aliases: Aliases, options: { displayable?: string[] } = {}): string | undefined {
-    return this.record({ operation: 'identified', name: 'identify', aliases, ...(options.displayable ? { displayableAliases: options.displayable } : {}) });
+  identify(aliases: Aliases, options?: { displayable?: string[] } | null): string | undefined {
+    return this.recordBuilt(() => {
+      const displayable = options?.displayable;
+      return { operation: 'identified', name: 'identify', aliases, ...(Array.isArray(displayable) ? { displayableAliases: displayable } : {}) };
+    });
   }
 
   /** A terminal failure of a step (`failed`), e.g. a move to a dead-letter queue. */
-  fail(name: string, error: unknown, options: StepOptions = {}): string | undefined {
-    return this.record({ operation: 'failed', name, error: error ?? 'failed', ...stepFields(options) });
+  fail(name: string, error: unknown, options?: StepOptions | null): string | undefined {
+    return this.recordBuilt(() => ({ operation: 'failed', name, error: error ?? 'failed', ...stepFields(options ?? {}) }));
   }
 
   /** The journey finished (`completed`). */
-  finish(name = 'complete', options: StepOptions = {}): string | undefined {
-    return this.record({ operation: 'completed', name, ...stepFields(options) });
+  finish(name = 'complete', options?: StepOptions | null): string | undefined {
+    return this.recordBuilt(() => ({ operation: 'completed', name, ...stepFields(options ?? {}) }));
   }
 
-  receive<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions): O {
+  /** Records fields built by `build`, whose reading of the host's options may throw: never into the host. */
+  private recordBuilt(build: () => RecordFields): string | undefined {
+    try {
+      return this.record(build());
+    } catch {
+      return undefined;
+    }
+  }
+
+  receive<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
     return this.wrap('received', name, input, fn, options);
   }
-  transform<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions): O {
+  transform<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
     return this.wrap('transformed', name, input, fn, options);
   }
-  validate<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions): O {
+  validate<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
     return this.wrap('validated', name, input, fn, options);
   }
-  persist<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions): O {
+  persist<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
     return this.wrap('persisted', name, input, fn, options);
   }
-  publish<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions): O {
+  publish<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
     return this.wrap('published', name, input, fn, options);
   }
-  consume<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions): O {
+  consume<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
     return this.wrap('consumed', name, input, fn, options);
   }
-  deliver<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions): O {
+  deliver<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
     return this.wrap('delivered', name, input, fn, options);
   }
 
@@ -121,7 +145,8 @@ export class Journey {
    * Runs `fn(input)` and records the step. A synchronous function stays synchronous; for a
    * promise, the same promise object is returned and the step is recorded when it settles.
    */
-  private wrap<I, O>(operation: Operation, name: string, input: I, fn: Wrapped<I, O>, options: StepOptions = {}): O {
+  private wrap<I, O>(operation: Operation, name: string, input: I, fn: Wrapped<I, O>, given?: StepOptions | null): O {
+    const options = given ?? {};
     const started = performance.now();
     const timestamp = new Date();
     let result: O;
@@ -131,18 +156,21 @@ export class Journey {
       this.recordStep(operation, name, input, undefined, error, started, timestamp, options, true);
       throw error;
     }
-    if (isThenable(result)) {
+    const kind = resultKind(result);
+    if (kind === 'promise') {
       try {
-        result.then(
+        (result as Promise<unknown>).then(
           (value) => this.recordStep(operation, name, input, value, undefined, started, timestamp, options, false),
           (error: unknown) => this.recordStep(operation, name, input, undefined, error, started, timestamp, options, true),
         );
       } catch {
-        // A thenable whose `then` throws is the host's business; its value is still returned.
+        // A promise subclass whose `then` throws is the host's business; its value is still returned.
       }
       return result;
     }
-    this.recordStep(operation, name, input, result, undefined, started, timestamp, options, false);
+    // Any other thenable (a query builder, a lazy request) may start work on each `then`: it is
+    // never called. The step is recorded now, without an output.
+    this.recordStep(operation, name, input, kind === 'thenable' ? undefined : result, undefined, started, timestamp, options, false);
     return result;
   }
 

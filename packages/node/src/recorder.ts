@@ -228,16 +228,16 @@ export function createRecorder(options: RecorderOptions): Recorder {
       }
       return new Journey(null, { journeyId: randomJourneyId(), entity: { type: 'unknown', id: 'unknown' } });
     },
-    async flush(flushOptions = {}): Promise<boolean> {
+    async flush(flushOptions): Promise<boolean> {
       try {
-        return delivery === null ? true : await delivery.flush(flushOptions.timeoutMs ?? DEFAULTS.flushTimeoutMs);
+        return delivery === null ? true : await delivery.flush(timeoutOr(flushOptions, DEFAULTS.flushTimeoutMs));
       } catch {
         return false;
       }
     },
-    async shutdown(shutdownOptions = {}): Promise<boolean> {
+    async shutdown(shutdownOptions): Promise<boolean> {
       try {
-        return delivery === null ? true : await delivery.shutdown(shutdownOptions.timeoutMs ?? DEFAULTS.shutdownTimeoutMs);
+        return delivery === null ? true : await delivery.shutdown(timeoutOr(shutdownOptions, DEFAULTS.shutdownTimeoutMs));
       } catch {
         return false;
       }
@@ -246,4 +246,10 @@ export function createRecorder(options: RecorderOptions): Recorder {
       return { ...counters, droppedByCause: { ...counters.droppedByCause } };
     },
   };
+}
+
+/** A usable timeout from the host's options: anything but a finite number of ms is the default. */
+function timeoutOr(options: { timeoutMs?: unknown } | null | undefined, fallback: number): number {
+  const timeoutMs = options?.timeoutMs;
+  return typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) ? Math.max(0, timeoutMs) : fallback;
 }
