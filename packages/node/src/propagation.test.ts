@@ -76,3 +76,68 @@ describe('queue propagation', () => {
     expect(unwrapMessage({ orderId: 2 })).toEqual({ context: null, payload: { orderId: 2 } });
   });
 });
+
+describe('hostile context', () => {
+  const recorder = () => createRecorder(baseOptions(fakeFetch().fetch));
+  const continued = (journeyId: string, parentEventId?: string) =>
+    recorder().continueJourney({ context: { journeyId, entity: { type: 'order', id: 'o-1' }, ...(parentEventId ? { parentEventId } : {}) } });
+
+  it('ids with CR LF or characters beyond Latin-1 travel encoded through fetch Headers and come back whole', () => {
+    for (const journeyId of ['jrn_a\r\nSet-Cookie: x=1', 'jrn_☃', 'jrn_50%off, then more']) {
+      const journey = continued(journeyId, 'evt_\r\nx');
+      const headers = new Headers();
+      expect(() => injectHttpHeaders(headers, journey)).not.toThrow();
+      expect(headers.get(JOURNEY_HEADER)).not.toMatch(/[\r\n]/);
+      expect(extractHttpContext(headers)).toMatchObject({ journeyId, parentEventId: 'evt_\r\nx', entity: { type: 'order', id: 'o-1' } });
+    }
+  });
+
+  it('frozen targets and Proxies are left as they are, never thrown at', () => {
+    const journey = continued('jrn_1');
+    const frozen = Object.freeze({});
+    expect(injectHttpHeaders(frozen, journey)).toBe(frozen);
+    expect(injectMessageAttributes(Object.freeze({}), journey)).toEqual({});
+    const hostile = new Proxy(
+      {},
+      {
+        set() {
+          throw new Error('trap');
+        },
+        getOwnPropertyDescriptor() {
+          throw new Error('trap');
+        },
+        ownKeys() {
+          throw new Error('trap');
+        },
+      },
+    );
+    expect(() => injectHttpHeaders(hostile, journey)).not.toThrow();
+    expect(unwrapMessage(hostile)).toEqual({ context: null, payload: hostile });
+  });
+
+  it('refuses what the server would refuse on every event: over-long ids, an over-long entity, an empty type, a NUL in the journey id', () => {
+    const entity = (type: string, id: string) => `${encodeURIComponent(type)};${encodeURIComponent(id)}`;
+    const cases: Array<Record<string, string>> = [
+      { [JOURNEY_HEADER]: 'j'.repeat(129), [ENTITY_HEADER]: entity('order', 'o') },
+      { [JOURNEY_HEADER]: 'jrn_%00', [ENTITY_HEADER]: entity('order', 'o') },
+      { [JOURNEY_HEADER]: 'jrn_%ZZ', [ENTITY_HEADER]: entity('order', 'o') },
+      { [JOURNEY_HEADER]: 'jrn_1', [ENTITY_HEADER]: entity('order', 'x'.repeat(513)) },
+      { [JOURNEY_HEADER]: 'jrn_1', [ENTITY_HEADER]: entity('', 'o') },
+      { [JOURNEY_HEADER]: 'jrn_1', [ENTITY_HEADER]: entity('t'.repeat(129), 'o') },
+    ];
+    for (const headers of cases) expect(extractHttpContext(headers)).toBeNull();
+    // At the limits it is taken; an unusable parent id is left off, the journey still continues.
+    expect(extractHttpContext({ [JOURNEY_HEADER]: 'j'.repeat(128), [ENTITY_HEADER]: entity('order', 'x'.repeat(512)), [PARENT_HEADER]: 'p'.repeat(129) })).toEqual({
+      journeyId: 'j'.repeat(128),
+      entity: { type: 'order', id: 'x'.repeat(512) },
+    });
+  });
+
+  it('a header sent twice gives its first value, not the two joined', () => {
+    const headers = new Headers();
+    headers.append(JOURNEY_HEADER, 'jrn_a');
+    headers.append(JOURNEY_HEADER, 'jrn_b');
+    headers.append(ENTITY_HEADER, 'order;o-1');
+    expect(extractHttpContext(headers)?.journeyId).toBe('jrn_a');
+  });
+});

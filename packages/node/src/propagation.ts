@@ -2,6 +2,8 @@
 // IncomingHttpHeaders, fetch Headers), queue message attributes, or an envelope inside a JSON
 // message. Only the journey id, the entity and the sending event travel: aliases never do, so
 // an identifier the host attached stays in the process that knew it.
+import { codePointsOver } from './fit.ts';
+import { ENTITY_FIELD_LENGTHS, EVENT_FIELD_LENGTHS, isWellFormedText } from './shared-rules.ts';
 import type { Entity, JourneyContext } from './types.ts';
 
 export const JOURNEY_HEADER = 'x-jtrace-journey-id';
@@ -24,24 +26,40 @@ function encodeEntity(entity: Entity): string {
 
 function decodeEntity(text: string): Entity | null {
   const parts = text.split(';');
-  if (parts.length !== 2 || parts[0] === '' || parts[1] === '') return null;
+  if (parts.length !== 2) return null;
+  const type = decodeText(parts[0] ?? '');
+  const id = decodeText(parts[1] ?? '');
+  if (type === null || id === null) return null;
+  // What the server would refuse on every event of the journey is not taken up.
+  if (!fits(type, ENTITY_FIELD_LENGTHS.type.max, false) || !fits(id, ENTITY_FIELD_LENGTHS.id.max, true)) return null;
+  return { type, id };
+}
+
+/** Values are URI-encoded, so any id survives a header (no CR, LF or non-Latin-1 on the wire). */
+function decodeText(text: string): string | null {
   try {
-    return { type: decodeURIComponent(parts[0] ?? ''), id: decodeURIComponent(parts[1] ?? '') };
+    return decodeURIComponent(text);
   } catch {
     return null;
   }
+}
+
+/** 1 to `max` code points, well-formed, and without NUL unless the field may hold it. */
+function fits(text: string, max: number, nulAllowed: boolean): boolean {
+  return text !== '' && !codePointsOver(text, max) && isWellFormedText(text) && (nulAllowed || !text.includes('\u0000'));
 }
 
 function contextFields(journey: Propagatable): Record<string, string> | null {
   try {
     const ctx = journey.context();
     const fields: Record<string, string> = {
-      [JOURNEY_HEADER]: ctx.journeyId,
+      [JOURNEY_HEADER]: encodeURIComponent(ctx.journeyId),
       [ENTITY_HEADER]: encodeEntity(ctx.entity),
     };
-    if (ctx.parentEventId !== undefined) fields[PARENT_HEADER] = ctx.parentEventId;
+    if (ctx.parentEventId !== undefined) fields[PARENT_HEADER] = encodeURIComponent(ctx.parentEventId);
     return fields;
   } catch {
+    // An id that cannot be encoded (an unpaired surrogate) is not carried.
     return null;
   }
 }
@@ -52,35 +70,49 @@ function isHeaders(value: unknown): value is Headers {
 
 /** Adds the journey's headers to a plain object or a fetch `Headers`; returns the same object. */
 export function injectHttpHeaders<T extends HeaderTarget>(headers: T, journey: Propagatable): T {
-  const fields = contextFields(journey);
-  if (fields === null || headers === null || typeof headers !== 'object') return headers;
-  for (const [name, value] of Object.entries(fields)) {
-    if (isHeaders(headers)) headers.set(name, value);
-    else (headers as Record<string, unknown>)[name] = value;
+  try {
+    const fields = contextFields(journey);
+    if (fields === null || headers === null || typeof headers !== 'object') return headers;
+    for (const [name, value] of Object.entries(fields)) {
+      if (isHeaders(headers)) headers.set(name, value);
+      else (headers as Record<string, unknown>)[name] = value;
+    }
+  } catch {
+    // A frozen object or a Proxy that refuses the write: the request goes without the journey.
   }
   return headers;
 }
 
 function readHeader(source: HeaderSource, name: string): string | undefined {
   if (source === null || source === undefined || typeof source !== 'object') return undefined;
-  if (isHeaders(source)) return source.get(name) ?? undefined;
+  if (isHeaders(source)) return firstValue(source.get(name) ?? undefined);
   for (const key of Object.keys(source)) {
     if (key.toLowerCase() !== name) continue;
     const value = source[key];
-    if (typeof value === 'string') return value;
-    if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
+    if (typeof value === 'string') return firstValue(value);
+    if (Array.isArray(value) && typeof value[0] === 'string') return firstValue(value[0]);
   }
   return undefined;
 }
 
+/** A header sent twice reads as "a, b"; encoded values hold no comma, so the first is the value. */
+function firstValue(value: string | undefined): string | undefined {
+  return value?.split(',')[0]?.trim();
+}
+
 function readContext(source: HeaderSource): JourneyContext | null {
-  const journeyId = readHeader(source, JOURNEY_HEADER);
+  const journeyText = readHeader(source, JOURNEY_HEADER);
   const entityText = readHeader(source, ENTITY_HEADER);
-  if (journeyId === undefined || journeyId === '' || entityText === undefined) return null;
+  if (journeyText === undefined || entityText === undefined) return null;
+  const journeyId = decodeText(journeyText);
+  if (journeyId === null || !fits(journeyId, EVENT_FIELD_LENGTHS.journeyId.max, false)) return null;
   const entity = decodeEntity(entityText);
   if (entity === null) return null;
-  const parentEventId = readHeader(source, PARENT_HEADER);
-  return { journeyId, entity, ...(parentEventId ? { parentEventId } : {}) };
+  const parentText = readHeader(source, PARENT_HEADER);
+  const parentEventId = parentText === undefined ? null : decodeText(parentText);
+  // A parent id the server would refuse is left off; the journey itself still continues.
+  const parentOk = parentEventId !== null && fits(parentEventId, EVENT_FIELD_LENGTHS.parentEventId.max, false);
+  return { journeyId, entity, ...(parentOk ? { parentEventId } : {}) };
 }
 
 /** The journey carried by incoming headers, or null: pass it to `recorder.continueJourney({ context })`. */
@@ -97,8 +129,12 @@ export function extractHttpContext(headers: HeaderSource): JourneyContext | null
  * object): string values under the same names as the HTTP headers.
  */
 export function injectMessageAttributes<T extends Record<string, unknown>>(attributes: T, journey: Propagatable): T {
-  const fields = contextFields(journey);
-  if (fields !== null && attributes !== null && typeof attributes === 'object') Object.assign(attributes, fields);
+  try {
+    const fields = contextFields(journey);
+    if (fields !== null && attributes !== null && typeof attributes === 'object') Object.assign(attributes, fields);
+  } catch {
+    // A frozen object or a Proxy that refuses the write: the message goes without the journey.
+  }
   return attributes;
 }
 
@@ -113,11 +149,15 @@ export function wrapMessage<T>(payload: T, journey: Propagatable): { [ENVELOPE_K
 
 /** Opens a message made by `wrapMessage`; a message without the envelope comes back as its own payload. */
 export function unwrapMessage<T = unknown>(message: unknown): { context: JourneyContext | null; payload: T } {
-  if (message !== null && typeof message === 'object' && Object.hasOwn(message, ENVELOPE_KEY) && Object.hasOwn(message, 'payload')) {
-    const record = message as Record<string, unknown>;
-    const fields = record[ENVELOPE_KEY];
-    const context = fields !== null && typeof fields === 'object' ? extractHttpContext(fields as Record<string, unknown>) : null;
-    return { context, payload: record.payload as T };
+  try {
+    if (message !== null && typeof message === 'object' && Object.hasOwn(message, ENVELOPE_KEY) && Object.hasOwn(message, 'payload')) {
+      const record = message as Record<string, unknown>;
+      const fields = record[ENVELOPE_KEY];
+      const context = fields !== null && typeof fields === 'object' ? extractHttpContext(fields as Record<string, unknown>) : null;
+      return { context, payload: record.payload as T };
+    }
+  } catch {
+    // A message that cannot be read (a Proxy) is handed back as it is.
   }
   return { context: null, payload: message as T };
 }
