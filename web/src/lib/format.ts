@@ -1,12 +1,27 @@
 // Display helpers shared by every page.
 
+/**
+ * A duration in the largest sensible unit. Each branch rounds the whole duration to its smallest
+ * unit first and only then splits it, so a carry moves up ("10 min", never "9 min 60 s"); a zero
+ * remainder is left out.
+ */
 export function formatDuration(ms: number | null): string {
   if (ms === null) return '—';
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-  if (ms < 86_400_000) return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} min`;
-  return `${Math.floor(ms / 86_400_000)} d ${Math.round((ms % 86_400_000) / 3_600_000)} h`;
+  if (Math.round(ms) < 1000) return `${Math.round(ms)} ms`;
+  const hundredths = Math.round(ms / 10);
+  if (hundredths < 1000) return `${(hundredths / 100).toFixed(2)} s`;
+  const tenths = Math.round(ms / 100);
+  if (tenths < 600) return `${(tenths / 10).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 3600) return twoUnits(Math.floor(seconds / 60), 'min', seconds % 60, 's');
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 1440) return twoUnits(Math.floor(minutes / 60), 'h', minutes % 60, 'min');
+  const hours = Math.round(ms / 3_600_000);
+  return twoUnits(Math.floor(hours / 24), 'd', hours % 24, 'h');
+}
+
+function twoUnits(major: number, majorUnit: string, minor: number, minorUnit: string): string {
+  return minor === 0 ? `${major} ${majorUnit}` : `${major} ${majorUnit} ${minor} ${minorUnit}`;
 }
 
 const dateTime = new Intl.DateTimeFormat(undefined, {
