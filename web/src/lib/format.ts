@@ -1,4 +1,5 @@
 // Display helpers shared by every page.
+import { escapeBidiControls } from './bidi.ts';
 
 /**
  * A duration in the largest sensible unit. Each branch rounds the whole duration to its smallest
@@ -49,15 +50,15 @@ export function formatAgo(iso: string, now = Date.now()): string {
 
 export function formatJson(value: unknown): string {
   if (value === undefined) return '(missing)';
-  return JSON.stringify(value, null, 2) ?? String(value);
+  return escapeBidiControls(JSON.stringify(value, null, 2) ?? String(value));
 }
 
 /** A short one-line rendering of a value for tables. */
 export function formatValue(value: unknown): string {
   if (value === undefined) return '(missing)';
   if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value);
-  const text = JSON.stringify(value) ?? String(value);
+  if (typeof value === 'string') return escapeBidiControls(JSON.stringify(value));
+  const text = escapeBidiControls(JSON.stringify(value) ?? String(value));
   return text.length > 160 ? text.slice(0, 157) + '…' : text;
 }
 
