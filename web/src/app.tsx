@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import { request, setUnauthorizedHandler, type Project } from './api.ts';
 import { ErrorMessage, Loading } from './components/common.tsx';
+import { UserText } from './components/user-text.tsx';
 import { Link, navigate, useLocation } from './router.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
@@ -84,9 +85,13 @@ function SignedIn() {
           <>
             <nav aria-label="Project">
               {projects && projects.length > 1 ? (
-                <Link to="/">{project.name} ▾</Link>
+                <Link to="/">
+                  <UserText text={project.name} /> ▾
+                </Link>
               ) : (
-                <span className="project-name">{project.name}</span>
+                <span className="project-name">
+                  <UserText text={project.name} />
+                </span>
               )}
               <Link to={`/projects/${project.id}/journeys`} aria-current={match?.[2]?.startsWith('/journeys') && !loc.params.has('status') ? 'page' : undefined}>
                 Journeys

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { JourneyStatus } from '../api.ts';
+import { UserText } from './user-text.tsx';
 
 export function StatusBadge({ status }: { status: JourneyStatus | string }) {
   return <span className={`badge badge-${status}`}>{status}</span>;
@@ -29,7 +30,8 @@ export function ErrorMessage({ error }: { error: unknown }) {
   const message = error instanceof Error ? error.message : String(error);
   return (
     <p className="error-message" role="alert">
-      {message}
+      {/* Server messages may quote a user's value. */}
+      <UserText text={message} />
     </p>
   );
 }

@@ -1,5 +1,10 @@
 import type { ComparisonRow, DiffRow } from '../api.ts';
+import { showBidiControls } from '../lib/bidi.ts';
 import { formatValue } from '../lib/format.ts';
+import { UserText } from './user-text.tsx';
+
+/** Payload keys and values past this many characters are cut, with a button to show them whole. */
+export const PAYLOAD_TEXT_LIMIT = 300;
 
 const KIND_LABEL: Record<string, string> = {
   lost: 'lost',
@@ -20,15 +25,15 @@ export function DiffTable({ rows, caption, beforeLabel, afterLabel, onFollow }: 
 }) {
   if (rows.length === 0) return <p className="muted">{caption}: no differences.</p>;
   return (
-    <table className="diff">
+    <table className={onFollow ? 'diff payload-table with-actions' : 'diff payload-table'}>
       <caption>{caption}</caption>
       <thead>
         <tr>
-          <th scope="col">Change</th>
-          <th scope="col">Field</th>
+          <th scope="col" className="col-kind">Change</th>
+          <th scope="col" className="col-field">Field</th>
           <th scope="col">{beforeLabel}</th>
           <th scope="col">{afterLabel}</th>
-          {onFollow ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}
+          {onFollow ? <th scope="col" className="col-actions"><span className="visually-hidden">Actions</span></th> : null}
         </tr>
       </thead>
       <tbody>
@@ -38,18 +43,18 @@ export function DiffTable({ rows, caption, beforeLabel, afterLabel, onFollow }: 
               <span className={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind] ?? row.kind}</span>
             </td>
             <td>
-              <code>{row.path === '' ? '(whole value)' : row.path}</code>
+              <code>{row.path === '' ? '(whole value)' : <UserText text={row.path} limit={PAYLOAD_TEXT_LIMIT} />}</code>
               {'renamedFrom' in row && row.renamedFrom !== undefined ? (
                 <div className="sub">
-                  from <code>{row.renamedFrom}</code>
+                  from <code><UserText text={row.renamedFrom} limit={PAYLOAD_TEXT_LIMIT} /></code>
                 </div>
               ) : null}
             </td>
             <td>
-              <code>{'before' in row ? formatValue(row.before) : '(missing)'}</code>
+              <code>{'before' in row ? <UserText text={formatValue(row.before)} limit={PAYLOAD_TEXT_LIMIT} /> : '(missing)'}</code>
             </td>
             <td>
-              <code>{'after' in row ? formatValue(row.after) : '(missing)'}</code>
+              <code>{'after' in row ? <UserText text={formatValue(row.after)} limit={PAYLOAD_TEXT_LIMIT} /> : '(missing)'}</code>
             </td>
             {onFollow ? (
               <td>
@@ -70,7 +75,7 @@ export type FollowHandler = (path: string, origin?: HTMLElement) => void;
 export function FollowButton({ path, onFollow }: { path: string; onFollow: FollowHandler }) {
   return (
     <button type="button" className="small" onClick={(event) => onFollow(path, event.currentTarget)}>
-      Follow<span className="visually-hidden"> {path}</span>
+      Follow<span className="visually-hidden"> {showBidiControls(path)}</span>
     </button>
   );
 }

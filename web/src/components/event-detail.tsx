@@ -5,6 +5,8 @@ import { clockSkewMs } from '../lib/timeline.ts';
 import { ErrorMessage, Loading } from './common.tsx';
 import { DiffTable, type FollowHandler } from './diff-table.tsx';
 import { ReplayPanel } from './replay-panel.tsx';
+import { UserText } from './user-text.tsx';
+import { showBidiControls } from '../lib/bidi.ts';
 
 function Json({ title, value }: { title: string; value: unknown }) {
   if (value === null || value === undefined) return null;
@@ -63,7 +65,10 @@ export function EventDetailPanel({ project, eventId, onFollow }: { project: Proj
   return (
     <section className="event-detail" aria-labelledby="event-heading">
       <h2 id="event-heading">
-        {event.service} · {event.name} <span className="muted">({event.operation})</span>
+        <UserText text={event.service} /> · <UserText text={event.name} />{' '}
+        <span className="muted">
+          (<UserText text={event.operation} />)
+        </span>
       </h2>
       <dl className="facts">
         <Fact name="Happened">{formatTime(event.eventTimestamp)}</Fact>
@@ -76,22 +81,40 @@ export function EventDetailPanel({ project, eventId, onFollow }: { project: Proj
           .filter(([, value]) => value)
           .map(([name, value]) => (
             <Fact key={name} name={name}>
-              <code>{value}</code>
+              <code>
+                <UserText text={value!} />
+              </code>
             </Fact>
           ))}
         {event.aliases && event.aliases.length > 0 ? (
-          <Fact name="Aliases">{event.aliases.map((alias) => `${alias.type}: ${alias.displayValue ?? '(unreadable)'}`).join(' · ')}</Fact>
+          <Fact name="Aliases">
+            {event.aliases.map((alias, index) => (
+              <span key={index}>
+                {index > 0 ? ' · ' : null}
+                <UserText text={alias.type} />: <UserText text={alias.displayValue ?? '(unreadable)'} />
+              </span>
+            ))}
+          </Fact>
         ) : null}
       </dl>
       {event.error ? (
         <div className="event-error" role="group" aria-label="Error">
           <h3>Error</h3>
           <p>
-            {event.error.type ? <strong>{event.error.type}: </strong> : null}
-            {event.error.message}
-            {event.error.code ? <span className="muted"> (code {event.error.code})</span> : null}
+            {event.error.type ? (
+              <strong>
+                <UserText text={event.error.type} />:{' '}
+              </strong>
+            ) : null}
+            <UserText text={event.error.message} />
+            {event.error.code ? (
+              <span className="muted">
+                {' '}
+                (code <UserText text={event.error.code} />)
+              </span>
+            ) : null}
           </p>
-          {event.error.stack ? <pre tabIndex={0}>{event.error.stack}</pre> : null}
+          {event.error.stack ? <pre tabIndex={0}>{showBidiControls(event.error.stack)}</pre> : null}
         </div>
       ) : null}
       {diff ? <DiffTable rows={diff.rows} caption="What this step changed (input → output)" beforeLabel="Input" afterLabel="Output" onFollow={onFollow} /> : null}

@@ -5,7 +5,8 @@ import { query, request, type FollowedField, type FollowedStep, type JourneyChan
 import { formatValue } from '../lib/format.ts';
 import { Link } from '../router.tsx';
 import { ErrorMessage, Loading } from './common.tsx';
-import { FollowButton, type FollowHandler } from './diff-table.tsx';
+import { FollowButton, PAYLOAD_TEXT_LIMIT, type FollowHandler } from './diff-table.tsx';
+import { UserText } from './user-text.tsx';
 
 const VERDICT_LABEL: Record<Verdict, string> = {
   absent: 'absent',
@@ -63,14 +64,14 @@ export function WhatChanged({ changes, onFollow, headingRef }: { changes: Forens
       {!data && !error ? <Loading what="the changes" /> : null}
       {data && data.changes.length === 0 ? <p className="muted">No field changed between the stored payloads of this journey.</p> : null}
       {data && data.changes.length > 0 ? (
-        <table className="changes">
+        <table className="changes payload-table with-actions">
           <caption className="visually-hidden">Fields this journey changed or lost, lost first</caption>
           <thead>
             <tr>
-              <th scope="col">Change</th>
-              <th scope="col">Field</th>
+              <th scope="col" className="col-kind">Change</th>
+              <th scope="col" className="col-field">Field</th>
               <th scope="col">Where</th>
-              <th scope="col">
+              <th scope="col" className="col-actions">
                 <span className="visually-hidden">Actions</span>
               </th>
             </tr>
@@ -82,18 +83,22 @@ export function WhatChanged({ changes, onFollow, headingRef }: { changes: Forens
                   <span className={`kind kind-${change.kind}`}>{change.kind}</span>
                 </td>
                 <td>
-                  <code>{change.path === '' ? '(whole value)' : change.path}</code>
+                  <code>{change.path === '' ? '(whole value)' : <UserText text={change.path} limit={PAYLOAD_TEXT_LIMIT} />}</code>
                   {change.renamedFrom !== undefined ? (
                     <div className="sub">
-                      from <code>{change.renamedFrom}</code>
+                      from <code><UserText text={change.renamedFrom} limit={PAYLOAD_TEXT_LIMIT} /></code>
                     </div>
                   ) : null}
                 </td>
                 <td>
                   {change.steps.map((step, at) => (
                     <span key={step.eventId + at} className="where">
-                      {step.inTransit && step.from ? <span className="transit">in transit {step.from.name} → </span> : null}
-                      {step.name}
+                      {step.inTransit && step.from ? (
+                        <span className="transit">
+                          in transit <UserText text={step.from.name} /> →{' '}
+                        </span>
+                      ) : null}
+                      <UserText text={step.name} />
                     </span>
                   ))}
                   {change.stepCount > change.steps.length ? <span className="muted"> and {change.stepCount - change.steps.length} more</span> : null}
@@ -118,7 +123,8 @@ function ObservedValue({ label, observation }: { label: string; observation: Obs
   else text = formatValue(observation.value);
   return (
     <div className="observed">
-      <span className="muted">{label}</span> <code>{text}</code>
+      <span className="muted">{label}</span>{' '}
+      <code>{observation?.state === 'present' ? <UserText text={text} limit={PAYLOAD_TEXT_LIMIT} /> : text}</code>
     </div>
   );
 }
@@ -148,7 +154,10 @@ export function FieldTrail({ project, journeyId, revision, path, onClose, onSele
     <section aria-labelledby="trail-heading" className="forensics-panel field-trail">
       <div className="trail-heading">
         <h2 id="trail-heading" tabIndex={-1} ref={heading}>
-          Following <code>{path}</code>
+          Following{' '}
+          <code>
+            <UserText text={path} limit={PAYLOAD_TEXT_LIMIT} />
+          </code>
         </h2>
         <button type="button" className="small" onClick={onClose}>
           Stop following
@@ -159,11 +168,23 @@ export function FieldTrail({ project, journeyId, revision, path, onClose, onSele
       {data ? (
         <>
           <p className="trail-summary" role="status">
-            {loss
-              ? `Lost ${loss.inTransit && loss.from ? `in transit between ${stepName(loss.from)} and ${stepName(loss)}` : `at ${stepName(loss)}`}.`
-              : data.firstDifference
-                ? `Never lost; first changed at ${stepName(data.firstDifference)}.`
-                : 'Never lost or changed in this journey.'}
+            {loss ? (
+              loss.inTransit && loss.from ? (
+                <>
+                  Lost in transit between <UserText text={stepName(loss.from)} /> and <UserText text={stepName(loss)} />.
+                </>
+              ) : (
+                <>
+                  Lost at <UserText text={stepName(loss)} />.
+                </>
+              )
+            ) : data.firstDifference ? (
+              <>
+                Never lost; first changed at <UserText text={stepName(data.firstDifference)} />.
+              </>
+            ) : (
+              'Never lost or changed in this journey.'
+            )}
           </p>
           <ol className="trail">
             {data.steps.map((step) => (
@@ -182,13 +203,13 @@ function TrailStep({ step, lostHere, lostInTransit, onSelect }: { step: Followed
     <li className={lostHere ? 'trail-step lost-here' : 'trail-step'} aria-current={lostHere ? 'step' : undefined}>
       {step.handOff ? (
         <div className={lostInTransit ? 'hand-off lost-in-transit' : 'hand-off'}>
-          hand-off from {step.handOff.from.name}: <VerdictTag verdict={step.handOff.verdict} />
+          hand-off from <UserText text={step.handOff.from.name} />: <VerdictTag verdict={step.handOff.verdict} />
           {lostInTransit ? <strong> lost in transit</strong> : null}
         </div>
       ) : null}
       <div className="trail-step-head">
         <button type="button" className="link-button" onClick={() => onSelect(step.eventId)}>
-          {step.service} · {step.name}
+          <UserText text={step.service} /> · <UserText text={step.name} />
         </button>{' '}
         <VerdictTag verdict={step.verdict} />
         {lostHere && !lostInTransit ? <strong className="lost-mark"> lost here</strong> : null}
@@ -225,7 +246,10 @@ export function TransitLossMarker({ loss, to, onFollow }: { loss: TransitLoss; t
   return (
     <li className="transit-loss">
       <Link to={to} onClick={(event) => onFollow(event.currentTarget)}>
-        <code>{loss.path}</code> lost between {stepName(loss.from)} and {stepName(loss.to)}
+        <code>
+          <UserText text={loss.path} />
+        </code>{' '}
+        lost between <UserText text={stepName(loss.from)} /> and <UserText text={stepName(loss.to)} />
       </Link>
     </li>
   );

@@ -2,6 +2,7 @@ import type { JourneySummary } from '../api.ts';
 import { entityIdText, formatAgo, formatTime } from '../lib/format.ts';
 import { Link } from '../router.tsx';
 import { StatusBadge } from './common.tsx';
+import { UserText } from './user-text.tsx';
 
 export function JourneyTable({ projectId, items, caption }: { projectId: string; items: JourneySummary[]; caption: string }) {
   return (
@@ -9,12 +10,12 @@ export function JourneyTable({ projectId, items, caption }: { projectId: string;
       <caption>{caption}</caption>
       <thead>
         <tr>
-          <th scope="col">Journey</th>
-          <th scope="col">Status</th>
-          <th scope="col">Events</th>
-          <th scope="col">Step</th>
-          <th scope="col">Last activity</th>
-          <th scope="col">Environment</th>
+          <th scope="col" className="col-journey">Journey</th>
+          <th scope="col" className="col-status">Status</th>
+          <th scope="col" className="col-events">Events</th>
+          <th scope="col" className="col-step">Step</th>
+          <th scope="col" className="col-last">Last activity</th>
+          <th scope="col" className="col-environment">Environment</th>
         </tr>
       </thead>
       <tbody>
@@ -22,13 +23,13 @@ export function JourneyTable({ projectId, items, caption }: { projectId: string;
           <tr key={journey.journeyId}>
             <td>
               <Link to={`/projects/${projectId}/journeys/${encodeURIComponent(journey.journeyId)}`} className="journey-link">
-                {journey.label ?? entityIdText(journey.entity.id)}
+                <UserText text={journey.label ?? entityIdText(journey.entity.id)} />
               </Link>
               <div className="sub">
-                {journey.entity.type} {entityIdText(journey.entity.id)}
+                <UserText text={journey.entity.type} /> <UserText text={entityIdText(journey.entity.id)} />
                 {journey.displayableAliases.map((alias) => (
                   <span key={alias.type + alias.value} className="alias-chip">
-                    {alias.type}: {alias.value}
+                    <UserText text={alias.type} />: <UserText text={alias.value} />
                   </span>
                 ))}
               </div>
@@ -37,13 +38,25 @@ export function JourneyTable({ projectId, items, caption }: { projectId: string;
               <StatusBadge status={journey.status} />
             </td>
             <td className="num">{journey.eventCount}</td>
-            <td>{journey.failedStep ? <span className="failed-step">failed at {journey.failedStep}</span> : (journey.lastStep ?? '—')}</td>
+            <td>
+              {journey.failedStep ? (
+                <span className="failed-step">
+                  failed at <UserText text={journey.failedStep} />
+                </span>
+              ) : journey.lastStep ? (
+                <UserText text={journey.lastStep} />
+              ) : (
+                '—'
+              )}
+            </td>
             <td>
               <time dateTime={journey.lastEventAt} title={formatTime(journey.lastEventAt)}>
                 {formatAgo(journey.lastEventAt)}
               </time>
             </td>
-            <td>{journey.environment}</td>
+            <td>
+              <UserText text={journey.environment} />
+            </td>
           </tr>
         ))}
       </tbody>

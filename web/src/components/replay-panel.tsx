@@ -4,6 +4,8 @@ import { request, type Destination, type EventDetail, type Project, type NewDest
 import { formatDuration, formatJson } from '../lib/format.ts';
 import { Command, EmptyState, ErrorMessage } from './common.tsx';
 import { DiffTable } from './diff-table.tsx';
+import { UserText } from './user-text.tsx';
+import { showBidiControls } from '../lib/bidi.ts';
 
 type Method = NonNullable<ReplayRequest['method']>;
 
@@ -65,7 +67,7 @@ export function ReplayPanel({ project, event }: { project: Project; event: Event
             <select value={destinationId} onChange={(e) => setDestinationId(e.target.value)}>
               {destinations.map((d) => (
                 <option key={d.id} value={d.id}>
-                  {d.name} ({d.baseUrl})
+                  {showBidiControls(`${d.name} (${d.baseUrl})`)}
                 </option>
               ))}
             </select>
@@ -93,7 +95,7 @@ export function ReplayPanel({ project, event }: { project: Project; event: Event
           <h4>What will be sent</h4>
           <p>
             <code>
-              {preview.method} {preview.url}
+              {preview.method} <UserText text={preview.url} />
             </code>
           </p>
           <table className="headers">
@@ -101,9 +103,13 @@ export function ReplayPanel({ project, event }: { project: Project; event: Event
             <tbody>
               {Object.entries(preview.headers).map(([name, value]) => (
                 <tr key={name}>
-                  <th scope="row">{name}</th>
+                  <th scope="row">
+                    <UserText text={name} />
+                  </th>
                   <td>
-                    <code>{value}</code>
+                    <code>
+                      <UserText text={value} />
+                    </code>
                   </td>
                 </tr>
               ))}
@@ -126,7 +132,7 @@ function formatBody(body: unknown): string {
   try {
     return formatJson(JSON.parse(body));
   } catch {
-    return body;
+    return showBidiControls(body);
   }
 }
 
@@ -150,7 +156,9 @@ function ReplayResult({ run }: { run: ReplayRun }) {
         {run.error ? (
           <div className="fact">
             <dt>Error</dt>
-            <dd>{run.error}</dd>
+            <dd>
+              <UserText text={run.error} />
+            </dd>
           </div>
         ) : null}
       </dl>

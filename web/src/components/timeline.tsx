@@ -1,6 +1,7 @@
 import { Fragment, useEffect, useRef, type ReactNode } from 'react';
 import { formatDuration, formatTime } from '../lib/format.ts';
 import type { TimelineEntry, TimelineItem } from '../lib/timeline.ts';
+import { UserText } from './user-text.tsx';
 
 function EventLine({ entry, selected, attempt, onSelect }: { entry: TimelineEntry; selected: boolean; attempt?: number; onSelect: (id: string) => void }) {
   const ref = useRef<HTMLLIElement>(null);
@@ -14,8 +15,8 @@ function EventLine({ entry, selected, attempt, onSelect }: { entry: TimelineEntr
         <span className="col-gap">{entry.gapMs === null ? '' : `+${formatDuration(entry.gapMs)}`}</span>
         <span className="col-main">
           {attempt !== undefined ? <span className="attempt">attempt {attempt}</span> : null}
-          <span className="col-service">{event.service}</span> <span className="col-name">{event.name}</span>{' '}
-          <span className="col-op">{event.operation}</span>
+          <UserText className="col-service" text={event.service} /> <UserText className="col-name" text={event.name} />{' '}
+          <UserText className="col-op" text={event.operation} />
         </span>
         <span className="col-duration">{formatDuration(event.durationMs)}</span>
         <span className="col-second">
@@ -56,7 +57,7 @@ export function Timeline({ items, selectedId, onSelect, before }: {
             {item.attempts.map((attempt) => <Fragment key={attempt.event.id}>{before?.(attempt.event.id)}</Fragment>)}
             <li className="attempts">
               <div className="attempts-heading">
-                {item.service} · {item.name}: {item.attempts.length} attempts,{' '}
+                <UserText text={item.service} /> · <UserText text={item.name} />: {item.attempts.length} attempts,{' '}
                 {outcome(item.attempts)}
               </div>
               <ol>

@@ -1,5 +1,6 @@
 // Each step a bar at its time with its duration, one lane per service; gaps show as empty space.
 import type { EventRow } from '../api.ts';
+import { showBidiControls } from '../lib/bidi.ts';
 import { formatDuration } from '../lib/format.ts';
 import { isFailure } from '../lib/timeline.ts';
 
@@ -22,13 +23,13 @@ export function Waterfall({ events, selectedId, onSelect }: { events: EventRow[]
       <svg
         viewBox={`0 0 ${WIDTH} ${height}`}
         role="img"
-        aria-label={`Waterfall of ${events.length} events over ${formatDuration(span)} across ${services.length} services: ${services.join(', ')}.`}
+        aria-label={`Waterfall of ${events.length} events over ${formatDuration(span)} across ${services.length} services: ${showBidiControls(services.join(', '))}.`}
       >
         {services.map((service, lane) => (
           <g key={service}>
             <rect className="lane" x={0} y={lane * LANE} width={WIDTH} height={LANE} />
             <text className="lane-label" x={6} y={lane * LANE + 17}>
-              {service.length > 20 ? service.slice(0, 19) + '…' : service}
+              {laneLabel(service)}
             </text>
           </g>
         ))}
@@ -39,7 +40,7 @@ export function Waterfall({ events, selectedId, onSelect }: { events: EventRow[]
           const classes = ['step', isFailure(event) ? 'step-failed' : '', event.id === selectedId ? 'step-selected' : ''].join(' ');
           return (
             <rect key={event.id} className={classes} x={x} y={lane * LANE + 5} width={width} height={LANE - 10} onClick={() => onSelect(event.id)}>
-              <title>{`${event.service} · ${event.name} (${event.operation}) · ${formatDuration(event.durationMs)}`}</title>
+              <title>{showBidiControls(`${event.service} · ${event.name} (${event.operation})`) + ` · ${formatDuration(event.durationMs)}`}</title>
             </rect>
           );
         })}
@@ -52,4 +53,10 @@ export function Waterfall({ events, selectedId, onSelect }: { events: EventRow[]
       </svg>
     </figure>
   );
+}
+
+/** SVG text cannot wrap: a service's name is cut to fit its lane's label, direction controls shown. */
+function laneLabel(service: string): string {
+  const shown = showBidiControls(service);
+  return shown.length > 20 ? Array.from(shown).slice(0, 19).join('') + '…' : shown;
 }

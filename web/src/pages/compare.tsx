@@ -5,6 +5,9 @@ import { query, request, type ComparedPair, type ComparedStep, type DiffRow, typ
 import { ErrorMessage, Loading, StatusBadge } from '../components/common.tsx';
 import { formatDuration, formatTime, formatValue, journeyTitle } from '../lib/format.ts';
 import { Link, navigate, withParams } from '../router.tsx';
+import { UserText } from '../components/user-text.tsx';
+import { PAYLOAD_TEXT_LIMIT } from '../components/diff-table.tsx';
+import { showBidiControls } from '../lib/bidi.ts';
 
 const PICK_LIMIT = 50;
 const PICK_WINDOW_MS = 7 * 86_400_000;
@@ -14,7 +17,7 @@ export function ComparePage({ project, params }: { project: Project; params: URL
   const a = params.get('a');
   const b = params.get('b');
   useEffect(() => {
-    document.title = `Compare journeys · ${project.name} · jtrace`;
+    document.title = showBidiControls(`Compare journeys · ${project.name} · jtrace`);
   }, [project.name]);
   if (!a) return <ErrorMessage error="Open a journey and choose Compare to pick the journey to compare it with." />;
   return (
@@ -60,7 +63,7 @@ function ChooseOther({ project, a, b }: { project: Project; a: string; b: string
   return (
     <div className="compare-choose">
       <p>
-        Comparing <Link to={`/projects/${project.id}/journeys/${encodeURIComponent(a)}`}>{journeyTitle(journey)}</Link> ({journey.entity.type}) with another
+        Comparing <Link to={`/projects/${project.id}/journeys/${encodeURIComponent(a)}`}><UserText text={journeyTitle(journey)} /></Link> (<UserText text={journey.entity.type} />) with another
         journey.
       </p>
       <form className="compare-form" onSubmit={submit}>
@@ -70,15 +73,17 @@ function ChooseOther({ project, a, b }: { project: Project; a: string; b: string
         </label>
         <button type="submit">Compare</button>
       </form>
-      {others === null ? <Loading what={`recent ${journey.entity.type} journeys`} /> : null}
+      {others === null ? <Loading what={`recent ${showBidiControls(journey.entity.type)} journeys`} /> : null}
       {others && others.length > 0 ? (
         <details className="compare-pick" open={!b}>
-          <summary>Or pick a recent {journey.entity.type} journey</summary>
+          <summary>
+            Or pick a recent <UserText text={journey.entity.type} /> journey
+          </summary>
           <ul>
             {others.map((other) => (
               <li key={other.journeyId}>
                 <Link to={compareUrl(project, a, other.journeyId)} aria-current={other.journeyId === b ? 'page' : undefined}>
-                  {journeyTitle(other)}
+                  <UserText text={journeyTitle(other)} />
                 </Link>{' '}
                 <StatusBadge status={other.status} /> <span className="muted">{formatTime(other.startedAt)}</span>
               </li>
@@ -106,7 +111,7 @@ function Comparison({ project, a, b }: { project: Project; a: string; b: string 
   if (error) return <ErrorMessage error={error} />;
   if (!data) return <Loading what="the comparison" />;
   const differing = data.pairs.filter((pair) => pair.differs).length;
-  const journeyLink = (journey: JourneyDetail) => <Link to={`/projects/${project.id}/journeys/${encodeURIComponent(journey.journeyId)}`}>{journeyTitle(journey)}</Link>;
+  const journeyLink = (journey: JourneyDetail) => <Link to={`/projects/${project.id}/journeys/${encodeURIComponent(journey.journeyId)}`}><UserText text={journeyTitle(journey)} /></Link>;
   return (
     <section aria-labelledby="comparison-heading">
       <h2 id="comparison-heading">Side by side</h2>
@@ -153,10 +158,10 @@ function Step({ step }: { step: ComparedStep | null }) {
   return (
     <div className="compared-step">
       <span className="step-name">
-        {step.service} · {step.name}
+        <UserText text={step.service} /> · <UserText text={step.name} />
       </span>{' '}
       <span className="muted">
-        {step.operation} · {formatDuration(step.durationMs)}
+        <UserText text={step.operation} /> · {formatDuration(step.durationMs)}
       </span>
       {step.hasError ? <span className="kind kind-lost"> error</span> : null}
     </div>
@@ -197,12 +202,16 @@ function DiffSummary({ rows: all }: { rows: LabelledRow[] }) {
     <ul className="diff-summary">
       {rows.slice(0, DIFF_ROWS_SHOWN).map((row, index) => (
         <li key={index}>
-          {row.side} <code>{row.path === '' ? '(whole value)' : row.path}</code> <span className={`kind kind-${row.kind}`}>{row.kind}</span>{' '}
-          {'before' in row ? <code>{formatValue(row.before)}</code> : null}
+          {row.side} <code>{row.path === '' ? '(whole value)' : <UserText text={row.path} limit={PAYLOAD_TEXT_LIMIT} />}</code> <span className={`kind kind-${row.kind}`}>{row.kind}</span>{' '}
+          {'before' in row ? <code>
+              <UserText text={formatValue(row.before)} limit={PAYLOAD_TEXT_LIMIT} />
+            </code> : null}
           {'after' in row ? (
             <>
               {' → '}
-              <code>{formatValue(row.after)}</code>
+              <code>
+                <UserText text={formatValue(row.after)} limit={PAYLOAD_TEXT_LIMIT} />
+              </code>
             </>
           ) : null}
         </li>

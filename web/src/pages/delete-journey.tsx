@@ -3,6 +3,7 @@ import { request, type JourneyDetail, type Project } from '../api.ts';
 import { ErrorMessage } from '../components/common.tsx';
 import { navigate } from '../router.tsx';
 import { entityIdText } from '../lib/format.ts';
+import { UserText } from '../components/user-text.tsx';
 
 /** Deleting is final: the confirmation names the journey and what goes with it. */
 export function DeleteJourney({ project, journey, title }: { project: Project; journey: JourneyDetail; title: string }) {
@@ -27,10 +28,12 @@ export function DeleteJourney({ project, journey, title }: { project: Project; j
         Delete…
       </button>
       <dialog ref={dialog} aria-labelledby="delete-heading" className="confirm">
-        <h2 id="delete-heading">Delete the journey “{title}”?</h2>
+        <h2 id="delete-heading">Delete the journey “<UserText text={title} />”?</h2>
         <p>
-          This deletes its {journey.eventCount} events, its aliases and the replay runs of its events, for {journey.entity.type}{' '}
-          <code>{entityIdText(journey.entity.id)}</code>. It cannot be undone.
+          This deletes its {journey.eventCount} events, its aliases and the replay runs of its events, for <UserText text={journey.entity.type} />{' '}
+          <code>
+            <UserText text={entityIdText(journey.entity.id)} />
+          </code>. It cannot be undone.
         </p>
         <ErrorMessage error={error} />
         <div className="dialog-actions">

@@ -9,6 +9,8 @@ import { entityIdText, formatTime, journeyTitle } from '../lib/format.ts';
 import { displayOrder, groupRetries, timelineEntries } from '../lib/timeline.ts';
 import { Link, navigate, withParams } from '../router.tsx';
 import { DeleteJourney } from './delete-journey.tsx';
+import { UserText } from '../components/user-text.tsx';
+import { showBidiControls } from '../lib/bidi.ts';
 import { useKeyboardMoves } from './keyboard.ts';
 
 const EVENT_PAGE = 100;
@@ -53,7 +55,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
   }, [load]);
 
   useEffect(() => {
-    if (journey) document.title = `${journeyTitle(journey)} · ${project.name} · jtrace`;
+    if (journey) document.title = showBidiControls(`${journeyTitle(journey)} · ${project.name} · jtrace`);
   }, [journey, project.name]);
 
   // Live: re-read while the toggle is on; new events of an active journey appear as they arrive.
@@ -130,7 +132,9 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
   return (
     <>
       <div className="page-heading">
-        <h1>{title}</h1>
+        <h1>
+          <UserText text={title} />
+        </h1>
         <StatusBadge status={journey.status} />
         <div className="actions">
           <button type="button" className={live ? 'toggle on' : 'toggle'} aria-pressed={live} onClick={() => setLive(!live)}>
@@ -143,16 +147,23 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
         </div>
       </div>
       <p className="journey-meta">
-        {journey.entity.type} <code>{entityIdText(journey.entity.id)}</code> · {journey.environment} · {journey.eventCount} events · started{' '}
+        <UserText text={journey.entity.type} />{' '}
+        <code>
+          <UserText text={entityIdText(journey.entity.id)} />
+        </code>{' '}
+        · <UserText text={journey.environment} /> · {journey.eventCount} events · started{' '}
         {formatTime(journey.startedAt)} · last activity {formatTime(journey.lastEventAt)}
-        {journey.failedStep ? <span className="failed-step"> · failed at {journey.failedStep}</span> : null}
+        {journey.failedStep ? <span className="failed-step">
+            {' '}
+            · failed at <UserText text={journey.failedStep} />
+          </span> : null}
       </p>
       {journey.aliases.length > 0 ? (
         <p className="aka">
           Also known as:{' '}
           {journey.aliases.map((alias) => (
             <span key={alias.type} className="alias-chip">
-              {alias.type}: {alias.displayValue ?? '(unreadable)'}
+              <UserText text={alias.type} />: <UserText text={alias.displayValue ?? '(unreadable)'} />
             </span>
           ))}
         </p>

@@ -3,6 +3,8 @@ import { query, request, type Activity, type JourneySummary, type Page, type Pro
 import { ActivityChart } from '../components/activity-chart.tsx';
 import { Command, EmptyState, ErrorMessage, Loading } from '../components/common.tsx';
 import { JourneyTable } from '../components/journey-table.tsx';
+import { UserText } from '../components/user-text.tsx';
+import { showBidiControls } from '../lib/bidi.ts';
 import { navigate, withParams } from '../router.tsx';
 import { apiParams, filtersFromParams, hasNarrowingFilter, localInputValue, type ListFilters } from './journeys-filters.ts';
 
@@ -22,7 +24,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
     setFilters(current);
     setPage(null);
     setError(null);
-    document.title = `${current.status === 'failed' ? 'Failures' : 'Journeys'} · ${project.name} · jtrace`;
+    document.title = showBidiControls(`${current.status === 'failed' ? 'Failures' : 'Journeys'} · ${project.name} · jtrace`);
     const cursor = new URLSearchParams(key).get('cursor') ?? undefined;
     const options = { projectId: project.id };
     request<Page<JourneySummary>>('/v1/journeys' + query({ ...apiParams(current), limit: PAGE_SIZE, cursor }), options).then(setPage, setError);
@@ -105,7 +107,9 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
           <select name="environment" defaultValue={filters.environment ?? ''} onChange={(event) => event.currentTarget.form?.requestSubmit()}>
             <option value="">Every environment</option>
             {project.environments.map((name) => (
-              <option key={name}>{name}</option>
+              <option key={name} value={name}>
+                {showBidiControls(name)}
+              </option>
             ))}
           </select>
         </label>
@@ -153,7 +157,7 @@ function EmptyList({ project, filters, everSent }: { project: Project; filters: 
   if (project.environments.length === 0) {
     return (
       <EmptyState title="No API key yet">
-        <p>Services send events with an API key. Create one for an environment of {project.name}:</p>
+        <p>Services send events with an API key. Create one for an environment of <UserText text={project.name} />:</p>
         <Command>{`npx jtrace key:create ${project.slug} production "my service"`}</Command>
         <p>The key is printed once. Then send a first event (next step appears here).</p>
       </EmptyState>
@@ -178,7 +182,7 @@ function EmptyList({ project, filters, everSent }: { project: Project; filters: 
   };
   return (
     <EmptyState title="No events yet">
-      <p>Nothing has been sent to {project.name}. Send a first event with the API key of {environment}:</p>
+      <p>Nothing has been sent to <UserText text={project.name} />. Send a first event with the API key of <UserText text={environment} />:</p>
       <Command>{`curl -X POST ${location.origin}/v1/events \\\n  -H "authorization: Bearer $JTRACE_API_KEY" \\\n  -H 'content-type: application/json' \\\n  -d '${JSON.stringify(event)}'`}</Command>
       <p>Or load realistic demo data into a project named demo:</p>
       <Command>npx jtrace demo</Command>

@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import type { Project } from '../api.ts';
 import { Command, EmptyState } from '../components/common.tsx';
 import { Link } from '../router.tsx';
+import { UserText } from '../components/user-text.tsx';
 
 export function ProjectsPage({ projects }: { projects: Project[] }) {
   useEffect(() => {
@@ -27,7 +28,9 @@ export function ProjectsPage({ projects }: { projects: Project[] }) {
       <ul className="project-list">
         {projects.map((project) => (
           <li key={project.id}>
-            <Link to={`/projects/${project.id}/journeys`}>{project.name}</Link>{' '}
+            <Link to={`/projects/${project.id}/journeys`}>
+              <UserText text={project.name} />
+            </Link>{' '}
             <span className="muted">
               {project.slug} · {project.environments.length === 0 ? 'no environment yet' : project.environments.join(', ')}
             </span>

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'react';
 import { query, request, type JourneySummary, type Page, type Project } from '../api.ts';
 import { ErrorMessage, Loading } from '../components/common.tsx';
 import { JourneyTable } from '../components/journey-table.tsx';
+import { UserText } from '../components/user-text.tsx';
+import { showBidiControls } from '../lib/bidi.ts';
 
 export function SearchPage({ project, q }: { project: Project; q: string }) {
   const [page, setPage] = useState<Page<JourneySummary> | null>(null);
@@ -9,7 +11,7 @@ export function SearchPage({ project, q }: { project: Project; q: string }) {
   const [error, setError] = useState<unknown>(null);
 
   useEffect(() => {
-    document.title = `Find “${q}” · jtrace`;
+    document.title = showBidiControls(`Find “${q}” · jtrace`);
     setPage(null);
     setMore([]);
     setError(null);
@@ -39,13 +41,17 @@ export function SearchPage({ project, q }: { project: Project; q: string }) {
       {q.trim() !== '' && !page && !error ? <Loading what="results" /> : null}
       {page && page.items.length === 0 ? (
         <p role="status">
-          Nothing matches <code>{q}</code> in {project.name}. Identifiers are matched exactly; for part of a label or alias,
+          Nothing matches{' '}
+          <code>
+            <UserText text={q} />
+          </code>{' '}
+          in <UserText text={project.name} />. Identifiers are matched exactly; for part of a label or alias,
           use the “contains” filter of the journeys list.
         </p>
       ) : null}
       {page && page.items.length > 0 ? (
         <>
-          <JourneyTable projectId={project.id} items={[...page.items, ...more]} caption={`Journeys matching “${q}”`} />
+          <JourneyTable projectId={project.id} items={[...page.items, ...more]} caption={`Journeys matching “${showBidiControls(q)}”`} />
           {page.nextCursor ? (
             <button type="button" onClick={loadMore}>
               More results
