@@ -24,6 +24,24 @@ export const PAYLOAD_TOO_LARGE = '[PAYLOAD_TOO_LARGE]';
  */
 export const DEFAULT_MAX_VALUES = Math.ceil(262_144 / 2);
 
+/**
+ * The server stores a string in the clear only without U+0000 or an unpaired surrogate (event
+ * protocol 2.7 step 6) and refuses the whole event otherwise: each becomes U+FFFD instead, so the
+ * step is kept. `nulAllowed` for the values it stores encrypted (entity id, alias values).
+ */
+export function storableText(text: string, nulAllowed = false): string {
+  const wellFormed = (text as unknown as WellFormedString).isWellFormed();
+  if (wellFormed && (nulAllowed || text.indexOf('\u0000') === -1)) return text;
+  const fixed = wellFormed ? text : (text as unknown as WellFormedString).toWellFormed();
+  return nulAllowed ? fixed : fixed.replaceAll('\u0000', '\uFFFD');
+}
+
+/** ES2024 string methods (Node 20 has them; the compile target's lib may not). */
+interface WellFormedString extends String {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}
+
 function truncationMarker(removed: number): string {
   return `[TRUNCATED: ${removed} characters removed]`;
 }
@@ -95,7 +113,7 @@ function capture(value: unknown, level: number, walk: Walk): unknown {
   const ancestors = walk.ancestors;
   switch (typeof value) {
     case 'string':
-      return value.length > MAX_STRING_UNITS ? truncateString(value) : value;
+      return storableText(value.length > MAX_STRING_UNITS ? truncateString(value) : value);
     case 'number':
       return Number.isFinite(value) ? value : null;
     case 'boolean':
@@ -159,7 +177,7 @@ function captureObject(object: Record<string, unknown>, level: number, walk: Wal
     }
     const captured = capture(item, level + 1, walk);
     if (captured === undefined) continue;
-    put(walk, out, key, captured);
+    put(walk, out, storableText(key), captured);
     width += 1;
   }
   return out;
@@ -173,7 +191,7 @@ function captureEntries(entries: Iterable<[unknown, unknown]>, level: number, wa
     if (width >= MAX_WIDTH || walk.valuesLeft < 0) break;
     const captured = capture(item, level + 1, walk);
     if (captured === undefined) continue;
-    put(walk, out, typeof key === 'string' ? key : String(key), captured);
+    put(walk, out, storableText(typeof key === 'string' ? key : String(key)), captured);
     width += 1;
   }
   return out;

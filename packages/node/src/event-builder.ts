@@ -1,7 +1,7 @@
 // Builds one protocol 0.1 envelope from a step the host recorded: capture to plain JSON,
 // in-process redaction with the server's rules, error masking, then fitting to the limits.
 import { randomUUID } from 'node:crypto';
-import { ROOT_LEVEL, UNREADABLE, toWireValue, toWireValueFlaggingKeys } from './capture.ts';
+import { ROOT_LEVEL, UNREADABLE, storableText, toWireValue, toWireValueFlaggingKeys } from './capture.ts';
 import { fitAliases, fitEnvelopeSize, fitErrorMessage, fitField, fitLabel, fitMetadata } from './fit.ts';
 import {
   ENTITY_FIELD_LENGTHS,
@@ -188,7 +188,7 @@ export function buildEnvelope(settings: BuilderSettings, step: StepContext, fiel
     service: settings.service,
     entity: {
       type: fitField(String(step.entity.type), ENTITY_FIELD_LENGTHS.type.max),
-      id: String(step.entity.id),
+      id: storableText(String(step.entity.id), true),
     },
     operation: fields.operation,
     name: fitField(String(fields.name) || fields.operation, EVENT_FIELD_LENGTHS.name.max),

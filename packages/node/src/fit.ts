@@ -10,7 +10,7 @@ import {
   METADATA_KEY_LENGTH,
   setOwn,
 } from './shared-rules.ts';
-import { PAYLOAD_TOO_LARGE } from './capture.ts';
+import { PAYLOAD_TOO_LARGE, storableText } from './capture.ts';
 
 export { PAYLOAD_TOO_LARGE };
 export const KEY_TOO_LONG = '[KEY_TOO_LONG]';
@@ -36,10 +36,11 @@ function headCodePoints(text: string, count: number): string {
   return out;
 }
 
-/** Cuts to `max` code points, the last being `marker`, without splitting a character. */
+/** Cuts to `max` code points, the last being `marker`, without splitting a character; storable (see storableText). */
 export function cutWithMarker(text: string, max: number, marker: string): string {
-  if (!codePointsOver(text, max)) return text;
-  return headCodePoints(text, max - Array.from(marker).length) + marker;
+  const storable = storableText(text);
+  if (!codePointsOver(storable, max)) return storable;
+  return headCodePoints(storable, max - Array.from(marker).length) + marker;
 }
 
 /** A label as sent (4.4): a blank one is not sent, a long one becomes 199 code points and `…`. */
@@ -79,13 +80,14 @@ export function fitAliases(aliases: Record<string, string> | undefined, displaya
         droppedTypes.push(type);
         continue;
       }
-      setOwn(fitted, type, value);
+      setOwn(fitted, storableText(type), storableText(value, true));
     }
   }
   let list: string[] | undefined;
   if (Array.isArray(displayable)) {
     list = displayable
       .filter((type) => typeof type === 'string' && !codePointsOver(type, ALIAS_TYPE_LENGTH.max))
+      .map((type) => storableText(type))
       .slice(0, MAX_DISPLAYABLE_ALIASES);
   }
   return {

@@ -177,3 +177,65 @@ describe('delivery with a fetch that ignores its abort signal', () => {
     expect(diagnostics.some((d) => d.kind === 'transport_error' && d.message.includes('timed out'))).toBe(true);
   }, 30_000);
 });
+
+describe('recorder options of the wrong shape', () => {
+  const diagnosticsFor = (options: Record<string, unknown>) => {
+    const fake = fakeFetch();
+    const diagnostics: Diagnostic[] = [];
+    const recorder = createRecorder({ ...baseOptions(fake.fetch, diagnostics), ...options });
+    return { fake, diagnostics, recorder, problems: () => diagnostics.filter((d) => d.kind === 'configuration_error').map((d) => d.message) };
+  };
+
+  it('one redaction rule given as a string is used, and said so; rules that are not strings are reported', async () => {
+    const { fake, recorder, problems } = diagnosticsFor({ redactionPaths: 'customer.ssn' });
+    recorder.startJourney({ entity: { type: 'order', id: 'o' } }).record({ operation: 'received', name: 'r', input: { customer: { ssn: '123-45-6789' } } });
+    await recorder.flush();
+    expect(fake.events()[0]).toMatchObject({ input: { customer: { ssn: '[REDACTED]' } } });
+    expect(problems().join(' ')).toContain('redactionPaths must be an array');
+    expect(diagnosticsFor({ redactionPaths: [42, 'a.b'] }).problems().join(' ')).toContain('not a string');
+  });
+
+  it('deployment fields are fitted to their lengths; a deployment that is not an object is not sent, and said so', async () => {
+    const { fake, recorder } = diagnosticsFor({ deployment: { version: 'v'.repeat(300), gitCommit: 7, extra: 'x' } });
+    recorder.startJourney({ entity: { type: 'order', id: 'o' } }).finish();
+    await recorder.flush();
+    const deployment = fake.events()[0]?.deployment as Record<string, string>;
+    expect([...deployment.version!].length).toBe(128);
+    expect(deployment).not.toHaveProperty('gitCommit');
+    const wrong = diagnosticsFor({ deployment: 'v1.2' });
+    wrong.recorder.startJourney({ entity: { type: 'order', id: 'o' } }).finish();
+    await wrong.recorder.flush();
+    expect(wrong.fake.events()[0]).not.toHaveProperty('deployment');
+    expect(wrong.problems().join(' ')).toContain('deployment must be an object');
+  });
+
+  it('an openTelemetry option that is not the API is reported and events are still captured', async () => {
+    const { fake, recorder, problems } = diagnosticsFor({ openTelemetry: {} });
+    recorder.startJourney({ entity: { type: 'order', id: 'o' } }).finish();
+    await recorder.flush();
+    expect(fake.events()).toHaveLength(1);
+    expect(recorder.counters().droppedByCause.capture_failed ?? 0).toBe(0);
+    expect(problems().join(' ')).toContain('openTelemetry must be');
+  });
+});
+
+describe('text the server could not store', () => {
+  it('U+0000 and unpaired surrogates become U+FFFD where the server stores text in the clear, and stay where it encrypts', async () => {
+    const { fake, recorder } = setup();
+    const journey = recorder.startJourney({ entity: { type: 'order', id: 'o-\u0000-\ud800' } });
+    journey.record({
+      operation: 'received',
+      name: 'step\u0000\udc00',
+      input: { ['k\u0000ey']: 'v\u0000al\ud800ue', list: ['\udfff'] },
+      aliases: { ['crm\ud800']: 'C-\u0000-1' },
+      error: new Error('bad \u0000 \ud800 message'),
+    });
+    await recorder.flush();
+    const event = fake.events()[0]!;
+    expect(event.name).toBe('step\ufffd\ufffd');
+    expect(event.input).toEqual({ ['k\ufffdey']: 'v\ufffdal\ufffdue', list: ['\ufffd'] });
+    expect(event.entity).toEqual({ type: 'order', id: 'o-\u0000-\ufffd' });
+    expect(event.aliases).toEqual({ ['crm\ufffd']: 'C-\u0000-1' });
+    expect((event.error as { message: string }).message).toBe('bad \ufffd \ufffd message');
+  });
+});

@@ -11,6 +11,7 @@ import { Journey, type JourneySink } from './journey.ts';
 import { deriveJourneyId, isUsableSecret, randomJourneyId } from './journey-id.ts';
 import {
   DEFAULT_MAX_EVENT_PAYLOAD_BYTES,
+  DEPLOYMENT_FIELD_LENGTHS,
   MAX_BATCH_EVENTS,
   MAX_MAX_EVENT_PAYLOAD_BYTES,
   MIN_MAX_EVENT_PAYLOAD_BYTES,
@@ -110,7 +111,9 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const breakerCooldownMs = wholeNumber(opts.breakerCooldownMs, DEFAULTS.breakerCooldownMs, 0, 3_600_000, 'breakerCooldownMs', warnings);
   const resendDelayMs = wholeNumber(opts.resendDelayMs, DEFAULTS.resendDelayMs, 0, 60_000, 'resendDelayMs', warnings);
   const maxEventBytes = wholeNumber(opts.maxEventBytes, DEFAULTS.maxEventBytes, MIN_MAX_EVENT_PAYLOAD_BYTES, MAX_MAX_EVENT_PAYLOAD_BYTES, 'maxEventBytes', warnings);
-  const { rules, malformed } = compileRules(Array.isArray(opts.redactionPaths) ? opts.redactionPaths : []);
+  const { rules, malformed } = compileRules(redactionRules(opts.redactionPaths, warnings));
+  const openTelemetry = openTelemetryOption(opts.openTelemetry, warnings);
+  const deployment = deploymentOption(opts.deployment, warnings);
   for (const rule of malformed) warnings.push(`redaction rule ${JSON.stringify(rule)} is malformed and protects nothing`);
   let secret: string | undefined;
   if (opts.journeyIdSecret !== undefined) {
@@ -121,7 +124,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     report({ kind: 'configuration_error', message: `jtrace recorder: ${problem}.`, detail: { problem } });
   }
   const enabled = fatal.length === 0 && opts.enabled !== false;
-  const otel = { api: opts.openTelemetry ?? null };
+  const otel = { api: openTelemetry ?? null };
   if (enabled && opts.openTelemetry === undefined) loadOpenTelemetry(otel);
 
   const settings: BuilderSettings = {
@@ -138,7 +141,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       processId: process.pid,
       sdk: { name: SDK_NAME, version: SDK_VERSION },
     },
-    deployment: opts.deployment ? { ...opts.deployment } : undefined,
+    deployment,
     report,
     reportedNames: new Set(),
   };
@@ -252,4 +255,52 @@ export function createRecorder(options: RecorderOptions): Recorder {
 function timeoutOr(options: { timeoutMs?: unknown } | null | undefined, fallback: number): number {
   const timeoutMs = options?.timeoutMs;
   return typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) ? Math.max(0, timeoutMs) : fallback;
+}
+
+/** Operator rules; one rule given as a string is taken as a list of one, and said so. */
+function redactionRules(value: unknown, warnings: string[]): string[] {
+  if (value === undefined) return [];
+  if (Array.isArray(value)) {
+    const rules = value.filter((rule): rule is string => typeof rule === 'string');
+    if (rules.length < value.length) warnings.push('redactionPaths holds a rule that is not a string; it protects nothing');
+    return rules;
+  }
+  if (typeof value === 'string') {
+    warnings.push('redactionPaths must be an array of rules; the one string given is used as a list of one');
+    return [value];
+  }
+  warnings.push('redactionPaths must be an array of rules; it is ignored');
+  return [];
+}
+
+/** `undefined`: look the API up; `null`: off; anything without `trace.getActiveSpan` is refused. */
+function openTelemetryOption(value: unknown, warnings: string[]): OpenTelemetryApi | null | undefined {
+  if (value === undefined || value === null) return value;
+  try {
+    if (typeof (value as OpenTelemetryApi).trace?.getActiveSpan === 'function') return value as OpenTelemetryApi;
+  } catch {
+    // unreadable: refused below
+  }
+  warnings.push('openTelemetry must be the @opentelemetry/api module (or null); trace ids are not sent');
+  return null;
+}
+
+/** The `deployment` object sent with every event: its three known fields, fitted to their lengths (2.3). */
+function deploymentOption(value: unknown, warnings: string[]): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    warnings.push('deployment must be an object { gitCommit?, version?, image? }; it is not sent');
+    return undefined;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of ['gitCommit', 'version', 'image'] as const) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field === undefined) continue;
+    if (typeof field !== 'string') {
+      warnings.push(`deployment.${key} must be a string; it is not sent`);
+      continue;
+    }
+    out[key] = fitField(field, DEPLOYMENT_FIELD_LENGTHS[key].max);
+  }
+  return out;
 }
