@@ -158,7 +158,7 @@ describe('the 30-second resend window (protocol 8.4)', () => {
     const fake = fakeFetch((events) => ({ status: 202, body: { data: { results: events.map(() => ({ status: 'rejected', error: { code: 'storage_error', httpStatus: 500 } })) } } }));
     const counters = emptyCounters();
     const delivery = new Delivery(
-      { url: 'http://jtrace.test/v1/events/batch', apiKey: 'k', batchSize: 100, flushIntervalMs: 1_000, maxQueueSize: 10, requestTimeoutMs: 1_000, breakerThreshold: 5, breakerCooldownMs: 1_000, resendDelayMs: 20_000, fetch: fake.fetch },
+      { url: 'http://jtrace.test/v1/events/batch', apiKey: 'k', batchSize: 100, flushIntervalMs: 1_000, maxQueueSize: 10, maxQueueBytes: 64 * 1024 * 1024, requestTimeoutMs: 1_000, breakerThreshold: 5, breakerCooldownMs: 1_000, resendDelayMs: 20_000, fetch: fake.fetch },
       counters,
       () => {},
       () => clock,

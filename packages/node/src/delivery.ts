@@ -26,6 +26,8 @@ export interface DeliverySettings {
   readonly batchSize: number;
   readonly flushIntervalMs: number;
   readonly maxQueueSize: number;
+  /** Characters of envelope JSON waiting at most: a few large events weigh as much as many small ones. */
+  readonly maxQueueBytes: number;
   readonly requestTimeoutMs: number;
   readonly breakerThreshold: number;
   readonly breakerCooldownMs: number;
@@ -57,6 +59,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class Delivery {
   private queue: Pending[] = [];
   private head = 0;
+  /** Envelope JSON characters of the waiting events (queue[head..]). */
+  private queuedChars = 0;
   private inFlight: Pending[] = [];
   private request: Promise<void> | null = null;
   private abort: AbortController | null = null;
@@ -100,13 +104,22 @@ export class Delivery {
       return;
     }
     this.queue.push({ envelope, sends: 0, notBefore: 0 });
-    if (this.size > this.settings.maxQueueSize) {
-      this.head += 1;
-      this.drop(1, 'queue_full');
-    }
+    this.queuedChars += envelope.json.length;
+    this.trimOldest();
     this.compact();
     this.counters.queued = this.size;
     if (this.size >= this.settings.batchSize) this.pump();
+  }
+
+  /** Drops the oldest waiting events while the queue is over its count or its size. */
+  private trimOldest(): void {
+    let dropped = 0;
+    while (this.size > this.settings.maxQueueSize || (this.queuedChars > this.settings.maxQueueBytes && this.size > 1)) {
+      this.queuedChars -= (this.queue[this.head] as Pending).envelope.json.length;
+      this.head += 1;
+      dropped += 1;
+    }
+    this.drop(dropped, 'queue_full');
   }
 
   /** Drops consumed slots once they outweigh the live ones, so memory stays bounded. */
@@ -128,6 +141,7 @@ export class Delivery {
       const item = this.queue[this.head++] as Pending;
       (item.notBefore <= now ? batch : later).push(item);
     }
+    for (const item of batch) this.queuedChars -= item.envelope.json.length;
     // Events still waiting out a resend delay go back in front, in their order.
     if (later.length > 0) this.queue.splice(this.head, 0, ...later);
     this.compact();
@@ -252,11 +266,8 @@ export class Delivery {
 
   private requeueFront(items: Pending[]): void {
     this.queue.splice(this.head, 0, ...items);
-    const over = this.size - this.settings.maxQueueSize;
-    if (over > 0) {
-      this.head += over;
-      this.drop(over, 'queue_full');
-    }
+    for (const item of items) this.queuedChars += item.envelope.json.length;
+    this.trimOldest();
     this.compact();
     this.counters.queued = this.size;
   }
@@ -294,6 +305,7 @@ export class Delivery {
     this.drop(this.size, 'shutdown');
     this.queue = [];
     this.head = 0;
+    this.queuedChars = 0;
     this.counters.queued = 0;
     return drained;
   }

@@ -239,3 +239,23 @@ describe('text the server could not store', () => {
     expect((event.error as { message: string }).message).toBe('bad \ufffd \ufffd message');
   });
 });
+
+describe('the queue against a dead server', () => {
+  it('holds at most maxQueueBytes of events, dropping the oldest, and the counters add up', async () => {
+    const dead = (async () => {
+      throw new TypeError('fetch failed');
+    }) as typeof fetch;
+    const recorder = createRecorder({ ...baseOptions(dead), maxQueueBytes: 1024 * 1024, flushIntervalMs: 3_600_000, breakerThreshold: 1 });
+    const journey = recorder.startJourney({ entity: { type: 'order', id: 'o' } });
+    const big = 'x'.repeat(60_000);
+    for (let i = 0; i < 50; i++) journey.record({ operation: 'received', name: 'big', input: { big } });
+    const counters = recorder.counters();
+    // Over 60,000 characters each: at most 17 fit in 1 MiB, the oldest of the others were dropped.
+    expect(counters.queued).toBeGreaterThan(0);
+    expect(counters.queued).toBeLessThanOrEqual(17);
+    expect(counters.droppedByCause.queue_full).toBe(50 - counters.queued);
+    await recorder.shutdown({ timeoutMs: 100 });
+    const after = recorder.counters();
+    expect(after.sent + after.rejected + after.dropped).toBe(after.recorded);
+  });
+});

@@ -25,6 +25,7 @@ export const DEFAULTS = Object.freeze({
   batchSize: MAX_BATCH_EVENTS,
   flushIntervalMs: 1_000,
   maxQueueSize: 10_000,
+  maxQueueBytes: 64 * 1024 * 1024,
   requestTimeoutMs: 10_000,
   breakerThreshold: 5,
   breakerCooldownMs: 30_000,
@@ -106,6 +107,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const batchSize = wholeNumber(opts.batchSize, DEFAULTS.batchSize, 1, MAX_BATCH_EVENTS, 'batchSize', warnings);
   const flushIntervalMs = wholeNumber(opts.flushIntervalMs, DEFAULTS.flushIntervalMs, 1, 3_600_000, 'flushIntervalMs', warnings);
   const maxQueueSize = wholeNumber(opts.maxQueueSize, DEFAULTS.maxQueueSize, 1, 10_000_000, 'maxQueueSize', warnings);
+  const maxQueueBytes = wholeNumber(opts.maxQueueBytes, DEFAULTS.maxQueueBytes, 1024 * 1024, 4 * 1024 * 1024 * 1024, 'maxQueueBytes', warnings);
   const requestTimeoutMs = wholeNumber(opts.requestTimeoutMs, DEFAULTS.requestTimeoutMs, 1, 600_000, 'requestTimeoutMs', warnings);
   const breakerThreshold = wholeNumber(opts.breakerThreshold, DEFAULTS.breakerThreshold, 1, 1_000, 'breakerThreshold', warnings);
   const breakerCooldownMs = wholeNumber(opts.breakerCooldownMs, DEFAULTS.breakerCooldownMs, 0, 3_600_000, 'breakerCooldownMs', warnings);
@@ -153,6 +155,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
           batchSize,
           flushIntervalMs,
           maxQueueSize,
+          maxQueueBytes,
           requestTimeoutMs,
           breakerThreshold,
           breakerCooldownMs,

@@ -85,6 +85,8 @@ export interface RecorderOptions {
   flushIntervalMs?: number;
   /** Events kept waiting at most; the oldest is dropped beyond it. Default 10,000. */
   maxQueueSize?: number;
+  /** Envelope JSON held at most, in characters (about bytes); beyond it the oldest is dropped. Default 64 MiB. */
+  maxQueueBytes?: number;
   /** Milliseconds one request may take before it counts as failed. Default 10,000. */
   requestTimeoutMs?: number;
   /** Consecutive failed requests that open the circuit breaker. Default 5. */
