@@ -108,3 +108,18 @@ describe('toWireValueFlaggingKeys', () => {
     expect(toWireValueFlaggingKeys({ a: { b: [1, 'token'] } }, 2, isToken).flagged).toBe(false);
   });
 });
+
+describe('values JSON writes its own way', () => {
+  it('boxed primitives, SharedArrayBuffer, a toJSON that returns its own object, and a Proxy whose traps throw', () => {
+    expect(toWireValue({ n: new Number(1), s: new String('x'), b: new Boolean(false) })).toEqual({ n: 1, s: 'x', b: false });
+    expect(toWireValue(new SharedArrayBuffer(8))).toBe('[SharedArrayBuffer: 8 bytes]');
+    const selfish = { a: 1, toJSON() {
+      return this;
+    } };
+    expect(toWireValue(selfish)).toEqual({ a: 1 });
+    const hostile = new Proxy({}, { getPrototypeOf() {
+      throw new Error('trap');
+    } });
+    expect(toWireValue({ hostile })).toEqual({ hostile: '[UNREADABLE]' });
+  });
+});

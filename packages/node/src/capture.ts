@@ -62,7 +62,11 @@ export function truncateString(text: string, max = MAX_STRING_UNITS): string {
   return text.slice(0, keep) + separator + truncationMarker(text.length - keep);
 }
 
-function describeBinary(value: ArrayBufferView | ArrayBuffer): string {
+function isSharedArrayBuffer(value: object): value is SharedArrayBuffer {
+  return typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer;
+}
+
+function describeBinary(value: ArrayBufferView | ArrayBuffer | SharedArrayBuffer): string {
   const name = value.constructor?.name ?? 'Binary';
   return `[${name}: ${value.byteLength} bytes]`;
 }
@@ -129,13 +133,21 @@ function capture(value: unknown, level: number, walk: Walk): unknown {
   if (value === null) return null;
   const object = value as object;
   if (ancestors.includes(object)) return CIRCULAR;
-  // A plain object or array (most of a payload) is none of the special kinds below, whose
-  // prototypes it does not have: it skips their checks.
-  const proto = Object.getPrototypeOf(object) as unknown;
-  const plain = (proto === Object.prototype || proto === Array.prototype || proto === null) && !ArrayBuffer.isView(object);
-  if (!plain) {
-    if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
-    if (ArrayBuffer.isView(object) || object instanceof ArrayBuffer) return describeBinary(object);
+  let plain: boolean;
+  try {
+    // A plain object or array (most of a payload) is none of the special kinds below, whose
+    // prototypes it does not have: it skips their checks.
+    const proto = Object.getPrototypeOf(object) as unknown;
+    plain = (proto === Object.prototype || proto === Array.prototype || proto === null) && !ArrayBuffer.isView(object);
+    if (!plain) {
+      if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
+      if (ArrayBuffer.isView(object) || object instanceof ArrayBuffer || isSharedArrayBuffer(object)) return describeBinary(object);
+      // Boxed primitives, as JSON writes them.
+      if (object instanceof Number || object instanceof String || object instanceof Boolean) return capture(object.valueOf(), level, walk);
+    }
+  } catch {
+    // A Proxy whose traps throw.
+    return UNREADABLE;
   }
   if (level >= MAX_DEPTH) return TOO_DEEP;
   ancestors.push(object);
@@ -148,9 +160,13 @@ function capture(value: unknown, level: number, walk: Walk): unknown {
     if (Array.isArray(object)) return captureArray(object, level, walk);
     const toJSON = (object as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') {
+      const replaced: unknown = toJSON.call(object);
+      // JSON writes what toJSON gave without asking it again: an object that gives itself is
+      // written as its own members.
+      if (replaced === object) return captureObject(object as Record<string, unknown>, level, walk);
       ancestors.pop();
       try {
-        return capture(toJSON.call(object), level, walk);
+        return capture(replaced, level, walk);
       } finally {
         ancestors.push(object);
       }
