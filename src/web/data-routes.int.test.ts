@@ -106,7 +106,7 @@ describe('GET /ui/api/v1/journeys/activity', () => {
   });
 
   it('refuses what the list refuses, and bad bucket counts', async () => {
-    expectError(await ui('GET', '/v1/journeys/activity'), 400, 'invalid_query');
+    expectError(await ui('GET', '/v1/journeys/activity?buckets=6'), 400, 'invalid_query');
     expectError(await ui('GET', `/v1/journeys/activity?since=${HOUR_AGO}&status=nope`), 400, 'invalid_query');
     expectError(await ui('GET', `/v1/journeys/activity?since=${HOUR_AGO}&limit=5`), 400, 'invalid_query');
     for (const buckets of ['0', '201', '-1', '1.5', 'x', '', '0060']) {
@@ -205,4 +205,19 @@ describe('POST /ui/api/v1/replays/preview', () => {
   });
 });
 
-
+// Last in the file: it adds a journey, which the counts above must not see.
+describe('GET /ui/api/v1/journeys/activity without parameters', () => {
+  it('is the journey read of a journey named activity, which the static route would otherwise hide', async () => {
+    expectError(await ui('GET', '/v1/journeys/activity'), 404, 'not_found');
+    const stored = await app.inject({
+      method: 'POST',
+      url: '/v1/events',
+      headers: bearer(project.apiKey),
+      payload: { protocolVersion: '0.1', event: { environment: 'production', ...event('act-1', 'activity', 300) } },
+    });
+    expect(stored.statusCode, stored.body).toBe(202);
+    const journey = await ui('GET', '/v1/journeys/activity');
+    expect(journey.statusCode, journey.body).toBe(200);
+    expect(journey.json().data).toMatchObject({ journeyId: 'activity', entity: { type: 'contact', id: 'contact-activity' }, eventCount: 1 });
+  });
+});

@@ -9,13 +9,13 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { readDiff } from '../forensics/read-diff.ts';
 import { dataOf } from '../http/answers.ts';
 import { eventDiffSchema } from '../http/answer-schemas/forensics.ts';
-import { activitySchema } from '../http/answer-schemas/reads.ts';
+import { activitySchema, journeyDetailSchema } from '../http/answer-schemas/reads.ts';
 import { replayPreviewSchema } from '../http/answer-schemas/replay.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { codePointLength, hasNul } from '../protocol/identifiers.ts';
 import { ACTIVITY_QUERY, journeyActivity, parseActivityParams } from '../query/activity.ts';
-import { getEventDetail } from '../query/details.ts';
+import { getEventDetail, getJourneyDetail } from '../query/details.ts';
 import { parseReplayInput } from '../replay/replay-input.ts';
 import { previewReplay, type ReplayDeps } from '../replay/replays.ts';
 
@@ -37,7 +37,8 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
   } as const;
   const readErrors = ['unauthorized', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
 
-  // A static path: the router prefers it to /v1/journeys/:journeyId.
+  // A static path: the router prefers it to /v1/journeys/:journeyId, so without any parameter
+  // (the interface always sends some) it answers the journey read of a journey named "activity".
   defineRoute(api, {
     method: 'GET',
     url: '/v1/journeys/activity',
@@ -45,10 +46,20 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
       ...reader,
       summary: 'Journeys per bucket of lastEventAt and status, with the journey list filters',
       query: ACTIVITY_QUERY,
-      answers: { 200: { description: 'since, until, bucketSeconds and the buckets.', schema: dataOf(activitySchema) } },
-      errors: readErrors,
+      answers: {
+        200: {
+          description: 'since, until, bucketSeconds and the buckets. Without any parameter, the journey whose id is "activity", as GET /v1/journeys/{journeyId} answers it.',
+          schema: dataOf(z.union([activitySchema, journeyDetailSchema])),
+        },
+      },
+      errors: [...readErrors, 'not_found'],
     },
     handler: async (_request, _reply, { credential, query }) => {
+      if (Object.values(query).every((value) => value === undefined)) {
+        const journey = await getJourneyDetail(deps.auth.db, deps.keyring, credential, 'activity');
+        if (journey === null) throw errors.notFound('The journey was not found.');
+        return { data: journey };
+      }
       const params = parseActivityParams(query, deps.auth.now());
       return { data: await journeyActivity({ db: deps.auth.db, keyring: deps.keyring }, credential, params, deps.auth.now()) };
     },
