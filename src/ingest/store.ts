@@ -57,7 +57,8 @@ interface AliasSlot {
   ref: number;
   journeyId: string;
   type: string;
-  tokens: Set<string>;
+  /** The search token it is stored (or will be stored) under. */
+  token: string;
   displayable: boolean;
 }
 
@@ -78,8 +79,10 @@ function eventIdConflict(): Refusal {
 /** What the batch will write, gathered in memory while verdicts are decided. */
 interface BatchPlan {
   journeys: Map<string, WorkingJourney>;
-  /** Alias slots by slotKey(journey, type, token), one entry per token a slot answers to. */
+  /** Alias slots by slotKey(journey, type, token). */
   aliasSlots: Map<string, AliasSlot>;
+  /** A stated alias value's tokens under every configured key, by normalized value: computed once per batch. */
+  lookupTokens: Map<string, string[]>;
   /** Events accepted earlier in this batch, by id: a later copy is a duplicate or a conflict. */
   batchEvents: Map<string, { canonical: string }>;
   eventRows: Array<{ row: EventRow; slots: AliasSlot[] }>;
@@ -120,7 +123,8 @@ async function readBatch(db: Queryable, keyring: Keyring, scope: StoreScope, inp
   const journeyIds = [...new Set(inputs.map((input) => input.prepared.event.journeyId))];
   const locked = await lockJourneys(db, scope.projectId, journeyIds);
   const existingEvents = await findEvents(db, scope.projectId, [...new Set(inputs.map((i) => i.prepared.event.id))]);
-  const tokens = statedAliasTokens(keyring, inputs);
+  const lookupTokens = statedAliasTokens(keyring, inputs);
+  const tokens = [...new Set([...lookupTokens.values()].flat())];
   const aliasSlots = new Map<string, AliasSlot>();
   if (locked.size > 0 && tokens.length > 0) {
     for (const row of await findAliases(db, scope.projectId, [...locked.keys()], tokens)) indexSlot(aliasSlots, slotFromRow(row));
@@ -133,6 +137,7 @@ async function readBatch(db: Queryable, keyring: Keyring, scope: StoreScope, inp
   const plan: BatchPlan = {
     journeys,
     aliasSlots,
+    lookupTokens,
     batchEvents: new Map(),
     eventRows: [],
     tokens: [],
@@ -237,8 +242,9 @@ function planAliases(keyring: Keyring, plan: BatchPlan, event: PreparedEvent['ev
 }
 
 function findSlot(keyring: Keyring, plan: BatchPlan, journeyId: string, type: string, normalized: string): AliasSlot | undefined {
-  for (const candidate of searchTokensForLookup(keyring, normalized)) {
-    const slot = plan.aliasSlots.get(slotKey(journeyId, type, candidate.token));
+  const candidates = plan.lookupTokens.get(normalized) ?? searchTokensForLookup(keyring, normalized).map((t) => t.token);
+  for (const token of candidates) {
+    const slot = plan.aliasSlots.get(slotKey(journeyId, type, token));
     if (slot !== undefined) return slot;
   }
   return undefined;
@@ -250,18 +256,19 @@ function slotKey(journeyId: string, type: string, token: string): string {
 }
 
 function indexSlot(index: Map<string, AliasSlot>, slot: AliasSlot): void {
-  for (const token of slot.tokens) index.set(slotKey(slot.journeyId, slot.type, token), slot);
+  index.set(slotKey(slot.journeyId, slot.type, slot.token), slot);
 }
 
-/** Every token the batch's alias values may be stored under, one per configured key. */
-function statedAliasTokens(keyring: Keyring, inputs: StoreInput[]): string[] {
-  const tokens = new Set<string>();
+/** The tokens each alias value of the batch may be stored under (one per configured key), by normalized value. */
+function statedAliasTokens(keyring: Keyring, inputs: StoreInput[]): Map<string, string[]> {
+  const byValue = new Map<string, string[]>();
   for (const input of inputs) {
     for (const value of Object.values(input.prepared.event.aliases ?? {})) {
-      for (const candidate of searchTokensForLookup(keyring, normalizeIdentifier(value))) tokens.add(candidate.token);
+      const normalized = normalizeIdentifier(value);
+      if (!byValue.has(normalized)) byValue.set(normalized, searchTokensForLookup(keyring, normalized).map((t) => t.token));
     }
   }
-  return [...tokens];
+  return byValue;
 }
 
 function newSlot(
@@ -274,7 +281,7 @@ function newSlot(
   displayable: boolean,
 ): AliasSlot {
   const write = searchTokenForWrite(keyring, normalized);
-  const slot: AliasSlot = { id: null, ref: plan.nextRef++, journeyId, type, tokens: new Set([write.token]), displayable };
+  const slot: AliasSlot = { id: null, ref: plan.nextRef++, journeyId, type, token: write.token, displayable };
   indexSlot(plan.aliasSlots, slot);
   plan.newAliases.push({
     ref: slot.ref,
@@ -312,7 +319,7 @@ function addToken(keyring: Keyring, plan: BatchPlan, value: string | undefined, 
 }
 
 function slotFromRow(row: ExistingAlias): AliasSlot {
-  return { id: row.id, ref: 0, journeyId: row.journeyId, type: row.type, tokens: new Set([row.token]), displayable: row.displayable };
+  return { id: row.id, ref: 0, journeyId: row.journeyId, type: row.type, token: row.token, displayable: row.displayable };
 }
 
 function eventRow(prepared: PreparedEvent, environmentId: string, receivedAtUs: number): EventRow {
