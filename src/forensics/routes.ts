@@ -13,6 +13,7 @@ import { journeyDetailSchema } from '../http/answer-schemas/reads.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { getJourneyDetail } from '../query/details.ts';
+import { readJourneyOrNotFound } from '../query/journey-read.ts';
 import { readJourneyPayloads, readJourneyPayloadsAt, type JourneyPayloads } from '../query/journey-payloads.ts';
 import { compareJourneys } from './compare-journeys.ts';
 import { MAX_CONCURRENT_WALKS, createGate } from './cooperative.ts';
@@ -91,11 +92,7 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: { auth: Auth
     handler: async (_request, _reply, { credential, query }) => {
       // The static path shadows the journey read of a journey named "compare" (any id is valid,
       // event protocol 2.2): asked without a comparison's parameters, it is that read.
-      if (query.a === undefined && query.b === undefined) {
-        const detail = await getJourneyDetail(db, deps.keyring, credential, 'compare');
-        if (detail === null) throw errors.notFound('The journey was not found.');
-        return { data: detail };
-      }
+      if (query.a === undefined && query.b === undefined) return { data: await readJourneyOrNotFound(db, deps.keyring, credential, 'compare') };
       for (const name of ['a', 'b'] as const) {
         if ((query[name] ?? '') === '') throw errors.invalidQuery(name, `${name} is required: a journey id.`);
       }

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { codePointLength, hasNul } from '../protocol/identifiers.ts';
 import { requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { errors } from '../http/errors.ts';
 import { dataOf, pageOf } from '../http/answers.ts';
 import { journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, storedEventSchema } from '../http/answer-schemas/reads.ts';
 import { defineRoute } from '../http/route-contract.ts';
-import { getEventDetail, getJourneyDetail } from './details.ts';
+import { getEventDetail } from './details.ts';
+import { readJourneyOrNotFound, readablePathId } from './journey-read.ts';
 import { listJourneys, searchJourneys, type ReadDeps } from './journeys.ts';
 import {
   LIST_QUERY,
@@ -17,14 +17,6 @@ import {
   parseTimelineParams,
 } from './params.ts';
 import { listJourneyEvents } from './timeline.ts';
-
-/** Longest id the read routes accept (journey and event ids are at most 128 code points). */
-const MAX_ID_LENGTH = 128;
-
-/** A path id the database could hold; anything else is simply not found (section 7). */
-function readablePathId(id: string): boolean {
-  return !hasNul(id) && codePointLength(id) <= MAX_ID_LENGTH;
-}
 
 /**
  * Every read route checks the credential first, then the query string (docs/decisions.md,
@@ -63,9 +55,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthConte
     contract: { ...reader, summary: 'Get a journey', query: {}, answers: { 200: { description: 'The journey.', schema: dataOf(journeyDetailSchema) } }, errors: [...readErrors, 'not_found'] },
     handler: async (request, _reply, { credential }) => {
       const id = (request.params as { journeyId: string }).journeyId;
-      const journey = readablePathId(id) ? await getJourneyDetail(read.db, read.keyring, credential, id) : null;
-      if (!journey) throw errors.notFound('The journey was not found.');
-      return { data: journey };
+      return { data: await readJourneyOrNotFound(read.db, read.keyring, credential, id) };
     },
   });
 

@@ -15,7 +15,8 @@ import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { codePointLength, hasNul } from '../protocol/identifiers.ts';
 import { ACTIVITY_QUERY, journeyActivity, parseActivityParams } from '../query/activity.ts';
-import { getEventDetail, getJourneyDetail } from '../query/details.ts';
+import { getEventDetail } from '../query/details.ts';
+import { readJourneyOrNotFound } from '../query/journey-read.ts';
 import { parseReplayInput } from '../replay/replay-input.ts';
 import { previewReplay, type ReplayDeps } from '../replay/replays.ts';
 
@@ -56,9 +57,7 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
     },
     handler: async (_request, _reply, { credential, query }) => {
       if (Object.values(query).every((value) => value === undefined)) {
-        const journey = await getJourneyDetail(deps.auth.db, deps.keyring, credential, 'activity');
-        if (journey === null) throw errors.notFound('The journey was not found.');
-        return { data: journey };
+        return { data: await readJourneyOrNotFound(deps.auth.db, deps.keyring, credential, 'activity') };
       }
       const params = parseActivityParams(query, deps.auth.now());
       return { data: await journeyActivity({ db: deps.auth.db, keyring: deps.keyring }, credential, params, deps.auth.now()) };
