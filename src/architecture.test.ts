@@ -39,7 +39,7 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   // Projects have no service layer: their reads and writes are the functions of these files.
   projects: ['projects-sql.ts', 'environments-sql.ts'],
   // activity.ts: the journey chart of the web interface; journey-payloads.ts: forensics' reads.
-  query: ['details.ts', 'activity.ts', 'journey-payloads.ts'],
+  query: ['details.ts', 'activity.ts', 'journey-payloads.ts', 'journey-read.ts'],
   deletion: ['erasure.ts', 'erasure-input.ts', 'journey-delete.ts', 'range-delete.ts', 'range-dates.ts', 'retention-sweep.ts', 'limits.ts'],
   replay: ['destinations.ts', 'replays.ts', 'replay-input.ts'],
   rotation: ['reencrypt.ts', 'key-usage.ts', 'startup-check.ts', 'key-mismatch.ts'],
