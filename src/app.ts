@@ -25,6 +25,7 @@ import { registerForensicsRoutes } from './forensics/routes.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
 import { registerOtlpRoutes } from './otlp/routes.ts';
+import { registerTeamRoutes } from './teams/routes.ts';
 import type { ReplayDeps } from './replay/replays.ts';
 import { registerWebInterface } from './web/web-interface.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
@@ -147,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     trustedProxyCount: deps.config.trustedProxyCount,
     now: deps.now ?? Date.now,
+    sessionLimits: { idleMinutes: deps.config.sessionIdleMinutes, maxHours: deps.config.sessionMaxHours },
   };
 
   function clientAddress(raw: IncomingMessage): string {
@@ -184,6 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerForensicsRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
+    registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
   };
   registerApiRoutes(app, auth);
   await registerWebInterface(app, { auth, keyring: deps.keyring, replay, webRoot: deps.webRoot ?? null, registerApiRoutes });

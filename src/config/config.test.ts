@@ -77,6 +77,8 @@ describe('loadConfig defaults', () => {
       otlpMaxRequestBytes: 4_194_304,
       embeddedPgPort: 54329,
       dataDir: '.data',
+      sessionIdleMinutes: 720,
+      sessionMaxHours: 168,
     };
     expect(config).toEqual(expected);
   });
@@ -104,6 +106,8 @@ describe('loadConfig defaults', () => {
       OTLP_MAX_REQUEST_BYTES: '65536',
       EMBEDDED_PG_PORT: '54400',
       JTRACE_DATA_DIR: '/var/lib/jtrace',
+      SESSION_IDLE_MINUTES: '30',
+      SESSION_MAX_HOURS: '24',
     });
     expect(config).toEqual({
       databaseUrl: DB,
@@ -127,6 +131,8 @@ describe('loadConfig defaults', () => {
       otlpMaxRequestBytes: 65_536,
       embeddedPgPort: 54400,
       dataDir: '/var/lib/jtrace',
+      sessionIdleMinutes: 30,
+      sessionMaxHours: 24,
     } satisfies Config);
   });
 

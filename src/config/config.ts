@@ -56,6 +56,10 @@ export interface Config {
   /** Embedded mode: the cluster's port and the folder of its data and generated secrets. */
   embeddedPgPort: number;
   dataDir: string;
+  /** SESSION_IDLE_MINUTES: a person's session ends after this long without a request. */
+  sessionIdleMinutes: number;
+  /** SESSION_MAX_HOURS: a person's session ends this long after sign-in, however busy. */
+  sessionMaxHours: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -103,6 +107,9 @@ const VARIABLES = {
   OTLP_MAX_REQUEST_BYTES: variable(
     wholeNumber(MIN_OTLP_MAX_REQUEST_BYTES, MAX_OTLP_MAX_REQUEST_BYTES).default(DEFAULT_OTLP_MAX_REQUEST_BYTES),
   ),
+  // A working day idle, a week at most (docs/roles.md, "Sessions").
+  SESSION_IDLE_MINUTES: variable(wholeNumber(1, 525_600).default(720)),
+  SESSION_MAX_HOURS: variable(wholeNumber(1, 8_760).default(168)),
 };
 
 type Variables = z.output<z.ZodObject<typeof VARIABLES>>;
@@ -198,5 +205,7 @@ export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = 
     dataDir: vars.JTRACE_DATA_DIR,
     otlpEnabled: vars.OTLP_ENABLED === 'true',
     otlpMaxRequestBytes: vars.OTLP_MAX_REQUEST_BYTES,
+    sessionIdleMinutes: vars.SESSION_IDLE_MINUTES,
+    sessionMaxHours: vars.SESSION_MAX_HOURS,
   };
 }

@@ -12,7 +12,7 @@ import { registerInterfaceDataRoutes } from './data-routes.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { pageContract, registerPages } from './pages.ts';
 import { isSameOrigin } from './request-origin.ts';
-import { readSession, registerSessionRoutes, type SessionDeps } from './session.ts';
+import { readPrincipal, registerSessionRoutes, type SessionDeps } from './session.ts';
 import { deriveSessionKey } from './session-token.ts';
 
 export interface WebInterfaceDeps {
@@ -121,7 +121,7 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
   });
 
   registerSessionRoutes(api, sessionDeps);
-  const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readSession(request, sessionDeps)) !== null };
+  const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readPrincipal(request, sessionDeps))?.principal ?? null };
   deps.registerApiRoutes(api, sessionAuth);
   registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay });
 }
