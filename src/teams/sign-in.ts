@@ -25,6 +25,12 @@ function tooManyAttempts(seconds: number): AppError {
   return new AppError('too_many_attempts', 'Too many refused sign-ins; wait and retry.', undefined, { 'retry-after': String(seconds) });
 }
 
+/** The address lock alone, before the body is read (the account is in the body). */
+export async function refuseLockedAddress(db: Queryable, address: string, nowMs: number): Promise<void> {
+  const wait = await lockedFor(db, 'address', address, nowMs);
+  if (wait > 0) throw tooManyAttempts(wait);
+}
+
 /** The signed-in person, or 401 unauthorized / 429 too_many_attempts. `address` is the throttle key. */
 export async function signInWithPassword(
   deps: SignInDeps,

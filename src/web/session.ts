@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkAdminSignIn, requestClientAddress, requestThrottleKey, type AuthContext, type Principal } from '../auth/credentials.ts';
+import { checkAdminSignIn, lockedAddressBeforeBody, requestClientAddress, requestThrottleKey, type AuthContext, type Principal } from '../auth/credentials.ts';
 import { endUserSession, isUserSessionValue, readUserSession } from '../auth/user-sessions.ts';
 import { errors } from '../http/errors.ts';
 import { dataOf } from '../http/answers.ts';
@@ -10,7 +10,7 @@ import { requestIsHttps } from './request-origin.ts';
 import { SESSION_LIFETIME_SECONDS, issueSession, verifySessionValue, type Session } from './session-token.ts';
 import { isSessionRevoked, revokeSession } from './sessions-sql.ts';
 import { passwordSignInBodySchema, setPasswordBodySchema, signInBodySchema } from './session-input.ts';
-import { signInWithPassword } from '../teams/sign-in.ts';
+import { refuseLockedAddress, signInWithPassword } from '../teams/sign-in.ts';
 import { setPasswordWithLink } from '../teams/accounts.ts';
 import { createUserSession } from '../auth/user-sessions.ts';
 import { writeAccountAudit } from '../audit/audit-log.ts';
@@ -51,10 +51,12 @@ export async function readSession(request: FastifyRequest, deps: SessionDeps): P
   return (await isSessionRevoked(deps.auth.db, session.id)) ? null : session;
 }
 
-/** Bodies of the sign-in and set-password routes: an e-mail and a 128-character password fit many times over. */
-const SIGN_IN_BODY_LIMIT = 4096;
-
 const COMMON_ERRORS = ['invalid_query', 'bad_url', 'internal_error'] as const;
+/**
+ * Body limit of sign-in and sign-out, in bytes: a sign-in body holds one token, sign-out none.
+ * The server's 1 MB limit let anyone make the server parse 1 MB per request without a credential.
+ */
+export const SESSION_BODY_LIMIT_BYTES = 4096;
 
 /** Sign-in, the current session and sign-out (docs/web-interface.md, "Session"). */
 export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): void {
@@ -70,8 +72,10 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
       query: {},
       body: { schema: signInBodySchema },
       answers: { 204: { description: 'Signed in; Set-Cookie carries the session.' } },
-      errors: [...COMMON_ERRORS, 'invalid_request', 'malformed_json', 'unauthorized', 'too_many_attempts', 'forbidden_origin'],
+      errors: [...COMMON_ERRORS, 'invalid_request', 'malformed_json', 'payload_too_large', 'unauthorized', 'too_many_attempts', 'forbidden_origin'],
     },
+    // Origin (the scope's onRequest hook), then the address lock, then a body of a few KB.
+    options: { bodyLimit: SESSION_BODY_LIMIT_BYTES, onRequest: lockedAddressBeforeBody(deps.auth) },
     handler: async (request, reply) => {
       const body = signInBodySchema.safeParse(request.body);
       if (!body.success) throw errors.invalidRequest('token', 'Send {"token": "<admin token>"}.');
@@ -86,7 +90,11 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
   defineRoute(api, {
     method: 'POST',
     url: '/session/password',
-    options: { bodyLimit: SIGN_IN_BODY_LIMIT },
+    // Origin (the scope's onRequest hook), then the address lock in PostgreSQL, then a body of a few KB.
+    options: {
+      bodyLimit: SESSION_BODY_LIMIT_BYTES,
+      onRequest: async (request: FastifyRequest) => refuseLockedAddress(deps.auth.db, requestThrottleKey(request, deps.auth), deps.auth.now()),
+    },
     contract: {
       summary: 'Sign in to the web interface with e-mail and password (sets the session cookie)',
       tag: 'web',
@@ -121,7 +129,7 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
   defineRoute(api, {
     method: 'POST',
     url: '/password-links',
-    options: { bodyLimit: SIGN_IN_BODY_LIMIT },
+    options: { bodyLimit: SESSION_BODY_LIMIT_BYTES },
     contract: {
       summary: 'Set a password with a one-time invitation or reset link',
       tag: 'web',
@@ -166,8 +174,9 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
       credential: null,
       query: {},
       answers: { 204: { description: 'Signed out.' } },
-      errors: [...COMMON_ERRORS, 'forbidden_origin'],
+      errors: [...COMMON_ERRORS, 'malformed_json', 'payload_too_large', 'forbidden_origin'],
     },
+    options: { bodyLimit: SESSION_BODY_LIMIT_BYTES },
     handler: async (request, reply) => {
       // A copy of the cookie kept elsewhere must stop working too, not only the browser's.
       const value = request.cookies[SESSION_COOKIE];
