@@ -143,6 +143,9 @@ describe('two instances on one database', () => {
       const fresh = await makePerson(db.pool);
       expectCode(await passwordSignIn(app, fresh.email, PASSWORD, address), 429, 'too_many_attempts');
       expectCode(await passwordSignIn(other, fresh.email, PASSWORD, address), 429, 'too_many_attempts');
+      // The lock is checked before the body is read: a body that is not even JSON is not parsed.
+      const unread = await app.inject({ method: 'POST', url: '/ui/api/session/password', headers: { ...SAME_ORIGIN, 'content-type': 'application/json' }, payload: '{not json', remoteAddress: address });
+      expectCode(unread, 429, 'too_many_attempts');
     } finally {
       await other.close();
     }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { ApiError, request, type SignInRequest } from '../api.ts';
+import { ApiError, request, type PasswordSignInRequest, type SignInRequest } from '../api.ts';
 import { navigate, useLocation } from '../router.tsx';
 
 export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
@@ -41,7 +41,12 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <main className="centered sign-in">
       <h1>Sign in to jtrace</h1>
-      <form onSubmit={submit} className="card">
+      <PasswordSignIn onSignedIn={() => {
+        onSignedIn();
+        const next = loc.params.get('next');
+        navigate(next && next.startsWith('/ui/') && !next.startsWith('//') ? next : '/', { replace: true });
+      }} />
+      <form onSubmit={submit} className="card" aria-label="Sign in with the admin token">
         <label htmlFor="token">Admin token</label>
         <input
           ref={input}
@@ -68,5 +73,50 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
         </button>
       </form>
     </main>
+  );
+}
+
+/** A person's sign-in with e-mail and password (docs/roles.md). */
+function PasswordSignIn({ onSignedIn }: { onSignedIn: () => void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setMessage(null);
+    try {
+      await request('/session/password', { method: 'POST', body: { email: email.trim(), password } satisfies PasswordSignInRequest, quietUnauthorized: true });
+      onSignedIn();
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'too_many_attempts') {
+        const wait = error.retryAfterSeconds;
+        setMessage(`Too many failed sign-ins. Try again ${wait ? `in ${wait} seconds` : 'later'}.`);
+      } else if (error instanceof ApiError && error.status === 401) {
+        setMessage('That e-mail and password were not accepted.');
+      } else {
+        setMessage(error instanceof Error ? error.message : 'Sign-in failed.');
+      }
+      setPassword('');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} className="card" aria-label="Sign in with e-mail and password">
+      <label htmlFor="email">E-mail</label>
+      <input id="email" name="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      <label htmlFor="password">Password</label>
+      <input id="password" name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+      {message ? (
+        <p className="error-message" role="alert">
+          {message}
+        </p>
+      ) : null}
+      <button type="submit" disabled={busy}>
+        Continue with password
+      </button>
+    </form>
   );
 }
