@@ -46,7 +46,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
         const next = loc.params.get('next');
         navigate(next && next.startsWith('/ui/') && !next.startsWith('//') ? next : '/', { replace: true });
       }} />
-      <form onSubmit={submit} className="card" aria-label="Sign in with the admin token">
+      <form onSubmit={submit} className="card">
         <label htmlFor="token">Admin token</label>
         <input
           ref={input}
@@ -104,7 +104,7 @@ function PasswordSignIn({ onSignedIn }: { onSignedIn: () => void }) {
     }
   };
   return (
-    <form onSubmit={submit} className="card" aria-label="Sign in with e-mail and password">
+    <form onSubmit={submit} className="card">
       <label htmlFor="email">E-mail</label>
       <input id="email" name="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
       <label htmlFor="password">Password</label>
