@@ -54,7 +54,7 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   // The demo data set the CLI's demo command sends.
   web: ['demo-journeys.ts'],
   // Accounts and memberships: the interface's sign-in and session answer, the CLI's user commands.
-  teams: ['accounts.ts', 'tokens.ts', 'sign-in.ts', 'describe.ts', 'routes.ts', 'users-sql.ts'],
+  teams: ['accounts.ts', 'tokens.ts', 'sign-in.ts', 'describe.ts', 'routes.ts', 'users-sql.ts', 'oidc.ts'],
 };
 
 /** Files of src outside tests and test helpers, relative to src. */

@@ -48,6 +48,8 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'DELETE /ui/api/session': pub,
   'POST /ui/api/session/password': pub,
   'POST /ui/api/password-links': pub,
+  'GET /ui/api/oidc/start': pub,
+  'GET /ui/api/oidc/callback': pub,
   'POST /v1/events': { kind: 'ingest' },
   'POST /v1/events/batch': { kind: 'ingest' },
   'POST /v1/traces': { kind: 'ingest' },

@@ -79,6 +79,7 @@ describe('loadConfig defaults', () => {
       dataDir: '.data',
       sessionIdleMinutes: 720,
       sessionMaxHours: 168,
+      oidc: null,
     };
     expect(config).toEqual(expected);
   });
@@ -133,6 +134,7 @@ describe('loadConfig defaults', () => {
       dataDir: '/var/lib/jtrace',
       sessionIdleMinutes: 30,
       sessionMaxHours: 24,
+      oidc: null,
     } satisfies Config);
   });
 

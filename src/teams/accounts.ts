@@ -62,8 +62,8 @@ export interface CreatedUser {
 
 export async function createUser(
   pool: Pool,
-  input: { email: string; displayName?: string; owner?: boolean; password?: string },
-  actor: AuditActor,
+  input: { email: string; displayName?: string; owner?: boolean; password?: string; invite?: boolean },
+  actor: AuditActor | { kind: 'none'; clientAddress?: string | null },
   nowMs: number,
 ): Promise<CreatedUser> {
   const email = checkEmail(input.email);
@@ -82,7 +82,7 @@ export async function createUser(
     if (user === null) throw new AppError('email_taken', 'A user with this e-mail address exists.');
     if (passwordHash !== null) await setPasswordHash(client, user.id, passwordHash);
     await writeAccountAudit(client, 'user.created', user.id, { userId: user.id, email: user.email, owner: user.owner }, actor);
-    const link = passwordHash === null ? await makeLink(client, user.id, 'invitation', nowMs) : null;
+    const link = passwordHash === null && input.invite !== false ? await makeLink(client, user.id, 'invitation', nowMs) : null;
     return { user: { ...user, hasPassword: passwordHash !== null }, link };
   });
 }

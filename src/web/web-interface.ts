@@ -14,6 +14,8 @@ import { pageContract, registerPages } from './pages.ts';
 import { isSameOrigin } from './request-origin.ts';
 import { readPrincipal, registerSessionRoutes, type SessionDeps } from './session.ts';
 import { deriveSessionKey } from './session-token.ts';
+import { registerOidcRoutes } from './oidc-routes.ts';
+import type { OidcConfig } from '../config/config.ts';
 
 export interface WebInterfaceDeps {
   auth: AuthContext;
@@ -21,6 +23,8 @@ export interface WebInterfaceDeps {
   webRoot: string | null;
   keyring: Keyring;
   replay: ReplayDeps;
+  /** Single sign-on, when configured. */
+  oidc: OidcConfig | null;
   /** Registers the API's route registrations on a scope with the given credential context. */
   registerApiRoutes: (scope: FastifyInstance, auth: AuthContext) => void;
 }
@@ -121,6 +125,7 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
   });
 
   registerSessionRoutes(api, sessionDeps);
+  if (deps.oidc !== null) registerOidcRoutes(api, { auth, config: deps.oidc });
   const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readPrincipal(request, sessionDeps))?.principal ?? null };
   deps.registerApiRoutes(api, sessionAuth);
   registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay });
