@@ -49,6 +49,7 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'POST /ui/api/session/password': pub,
   'POST /ui/api/password-links': pub,
   'GET /ui/api/oidc/start': pub,
+  'GET /ui/api/sign-in-options': pub,
   'GET /ui/api/oidc/callback': pub,
   'POST /v1/events': { kind: 'ingest' },
   'POST /v1/events/batch': { kind: 'ingest' },

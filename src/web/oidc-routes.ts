@@ -11,6 +11,8 @@ import type { OidcConfig } from '../config/config.ts';
 import type { Pool } from '../db/pool.ts';
 import { AppError } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
+import { dataOf } from '../http/answers.ts';
+import { z } from 'zod';
 import { accountForOidc, createOidcClient, type OidcFlowState } from '../teams/oidc.ts';
 import { requestIsHttps } from './request-origin.ts';
 import { SESSION_COOKIE } from './session.ts';
@@ -113,4 +115,21 @@ export function registerOidcRoutes(api: FastifyInstance, deps: { auth: AuthConte
     await writeAccountAudit(deps.auth.db, 'session.signed_in', user.id, { method: 'oidc' }, { kind: 'user', userId: user.id, email: user.email, clientAddress });
     reply.setCookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', path: '/ui', maxAge: deps.auth.sessionLimits.maxHours * 3600, secure: requestIsHttps(request, deps.auth.trustedProxyCount) });
   }
+}
+
+/** What the sign-in page offers besides the forms: single sign-on when configured. */
+export function registerSignInOptions(api: FastifyInstance, singleSignOn: boolean): void {
+  defineRoute(api, {
+    method: 'GET',
+    url: '/sign-in-options',
+    contract: {
+      summary: 'What the sign-in page offers (single sign-on or not)',
+      tag: 'web',
+      credential: null,
+      query: {},
+      answers: { 200: { description: 'singleSignOn: true when OIDC_ISSUER is set.', schema: dataOf(z.strictObject({ singleSignOn: z.boolean() })) } },
+      errors: ['invalid_query', 'bad_url', 'internal_error'],
+    },
+    handler: async () => ({ data: { singleSignOn } }),
+  });
 }

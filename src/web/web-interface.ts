@@ -14,7 +14,7 @@ import { pageContract, registerPages } from './pages.ts';
 import { isSameOrigin } from './request-origin.ts';
 import { readPrincipal, registerSessionRoutes, type SessionDeps } from './session.ts';
 import { deriveSessionKey } from './session-token.ts';
-import { registerOidcRoutes } from './oidc-routes.ts';
+import { registerOidcRoutes, registerSignInOptions } from './oidc-routes.ts';
 import type { OidcConfig } from '../config/config.ts';
 
 export interface WebInterfaceDeps {
@@ -126,6 +126,7 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
 
   registerSessionRoutes(api, sessionDeps);
   if (deps.oidc !== null) registerOidcRoutes(api, { auth, config: deps.oidc });
+  registerSignInOptions(api, deps.oidc !== null);
   const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readPrincipal(request, sessionDeps))?.principal ?? null };
   deps.registerApiRoutes(api, sessionAuth);
   registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay });

@@ -8,6 +8,10 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  const [singleSignOn, setSingleSignOn] = useState(false);
+  useEffect(() => {
+    request<{ singleSignOn: boolean }>('/sign-in-options', { quietUnauthorized: true }).then((data) => setSingleSignOn(data.singleSignOn), () => undefined);
+  }, []);
   useEffect(() => {
     document.title = 'Sign in · jtrace';
     input.current?.focus();
@@ -41,6 +45,18 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <main className="centered sign-in">
       <h1>Sign in to jtrace</h1>
+      {loc.params.get('sso') === 'refused' ? (
+        <p className="error-message" role="alert">
+          Single sign-on did not sign you in: your account may be disabled, your e-mail unverified, or not invited.
+        </p>
+      ) : null}
+      {singleSignOn ? (
+        <p>
+          <a className="button-link" href="/ui/api/oidc/start">
+            Continue with single sign-on
+          </a>
+        </p>
+      ) : null}
       <PasswordSignIn onSignedIn={() => {
         onSignedIn();
         const next = loc.params.get('next');
