@@ -1,5 +1,6 @@
 // Step options beyond the basics: error objects, capture projections, results that are failures,
 // failed finishes, a label on a continued journey, and the timing helpers.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RESULT_FAILURE_TYPE } from './journey.ts';
 import { createRecorder } from './recorder.ts';
@@ -172,5 +173,25 @@ describe('timing helpers', () => {
     journey.deliver('call', {}, () => 1, { metadata });
     await recorder.flush();
     expect(fake.events()[0]?.metadata).toEqual({ httpStatusCode: 429, retryAfterMs: 2_000 });
+  });
+});
+
+describe('timing helpers with hostile input', () => {
+  it('retryAfterMs never throws and answers a whole number of ms within 0 … 2^31 - 1, or nothing', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.stringMatching(/^[0-9]{1,12}$/), fc.date({ noInvalidDate: true }).map((d) => d.toUTCString())), fc.integer({ min: 0, max: 4e12 }), (text, now) => {
+        const ms = retryAfterMs(text, now);
+        if (ms !== undefined) expect(Number.isSafeInteger(ms) && ms >= 0 && ms <= 2_147_483_647).toBe(true);
+      }),
+    );
+  });
+
+  it('the helpers never throw on anything', () => {
+    fc.assert(
+      fc.property(fc.anything(), fc.anything(), (a, b) => {
+        expect(typeof queueJobMetadata(a as never, b as never)).toBe('object');
+        expect(typeof httpResponseMetadata(a as never, b as never)).toBe('object');
+      }),
+    );
   });
 });

@@ -1,6 +1,7 @@
 // Mixed fleets: carriers recorded from services on the peer protocol (packages/node/test/peer-carriers.json)
 // are read; injection stays jtrace's own unless the peer's carriers are asked for.
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ENTITY_HEADER, JOURNEY_HEADER, extractHttpContext, extractMessageContext, injectHttpHeaders, injectMessageAttributes, unwrapMessage } from './propagation.ts';
 import { createRecorder } from './recorder.ts';
@@ -118,5 +119,38 @@ describe('injecting for the other direction', () => {
     expect(extractMessageContext(peerOnly)).toEqual({ journeyId: 'jrn_abc', entity: { type: 'order', id: 'ORD-1' } });
     // Plain strings stay the default.
     expect(injectMessageAttributes({} as Record<string, unknown>, journey)[JOURNEY_HEADER]).toBe('jrn_abc');
+  });
+});
+
+describe('hostile carriers', () => {
+  const value = fc.oneof(fc.string({ maxLength: 300 }), fc.constantFrom('jrn_a', 'jrn_ok.1', 'order', 'A-1'), fc.array(fc.string(), { maxLength: 3 }), fc.integer(), fc.constant(null), fc.record({ StringValue: fc.string() }));
+  const names = fc.constantFrom('x-wayscribe-journey-id', 'X-Wayscribe-Journey-Id', 'x-wayscribe-entity-type', 'x-wayscribe-entity-id', 'wayscribeJourneyId', 'wayscribeEntityType', 'wayscribeEntityId', '_wayscribe', 'data', '__proto__');
+
+  it('never throw, and a peer context holds only values of the peer pattern within jtrace lengths', () => {
+    fc.assert(
+      fc.property(fc.dictionary(names, value), (carrier) => {
+        for (const context of [extractHttpContext(carrier), extractMessageContext(carrier), unwrapMessage({ _wayscribe: carrier, data: 1 }).context]) {
+          if (context === null) continue;
+          expect(context.journeyId).toMatch(/^jrn_[A-Za-z0-9_.:@=+-]{0,124}$/);
+          if (context.entity !== undefined) {
+            expect(context.entity.type).toMatch(/^[A-Za-z0-9_.:@=+-]{1,128}$/);
+            expect(context.entity.id).toMatch(/^[A-Za-z0-9_.:@=+-]{1,256}$/);
+          }
+        }
+      }),
+    );
+  });
+
+  it('a peer value with CR, LF, space or percent never becomes a context; HTTP white space around it is not part of it', () => {
+    const part = fc.stringMatching(/^[A-Za-z0-9]{1,8}$/);
+    fc.assert(
+      fc.property(part, fc.constantFrom('\r', '\n', ' ', '%', '\u0000', '☃', '\t'), part, (head, bad, tail) => {
+        expect(extractHttpContext({ 'x-wayscribe-journey-id': `jrn_${head}${bad}${tail}` })).toBeNull();
+        expect(extractMessageContext({ wayscribeJourneyId: `jrn_${head}${bad}${tail}` })).toBeNull();
+      }),
+    );
+    expect(extractHttpContext({ 'x-wayscribe-journey-id': 'jrn_a\r' })).toBeNull();
+    expect(extractHttpContext({ 'x-wayscribe-journey-id': ' \tjrn_a ' })).toEqual({ journeyId: 'jrn_a' });
+    expect(extractMessageContext({ wayscribeJourneyId: 'jrn_a ' })).toBeNull();
   });
 });

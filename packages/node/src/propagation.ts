@@ -139,13 +139,15 @@ function valueOf(value: unknown): string | undefined {
   return undefined;
 }
 
-/** Reads `name` without case (headers) or with it (peer queue attributes). */
-function readCarrier(source: HeaderSource, name: string, anyCase: boolean): string | undefined {
+type Pick = (value: string | undefined) => string | undefined;
+
+/** Reads `name` without case (headers) or with it (peer queue attributes), `pick` choosing the value. */
+function readCarrier(source: HeaderSource, name: string, anyCase: boolean, pick: Pick = firstValue): string | undefined {
   if (source === null || source === undefined || typeof source !== 'object') return undefined;
-  if (isHeaders(source)) return firstValue(source.get(name) ?? undefined);
-  if (!anyCase) return Object.hasOwn(source, name) ? firstValue(valueOf(source[name])) : undefined;
+  if (isHeaders(source)) return pick(source.get(name) ?? undefined);
+  if (!anyCase) return Object.hasOwn(source, name) ? pick(valueOf(source[name])) : undefined;
   for (const key of Object.keys(source)) {
-    if (key.toLowerCase() === name) return firstValue(valueOf(source[key]));
+    if (key.toLowerCase() === name) return pick(valueOf(source[key]));
   }
   return undefined;
 }
@@ -154,6 +156,17 @@ function readCarrier(source: HeaderSource, name: string, anyCase: boolean): stri
 function firstValue(value: string | undefined): string | undefined {
   return value?.split(',')[0]?.trim();
 }
+
+/**
+ * The peer's header value: the part before a comma, without the spaces and tabs HTTP allows
+ * around it, and nothing else removed (a CR stays, and makes the value unusable).
+ */
+function firstPeerValue(value: string | undefined): string | undefined {
+  return value?.split(',')[0]?.replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
+/** A peer attribute's value is taken whole. */
+const wholeValue: Pick = (value) => value;
 
 function readContext(source: HeaderSource): JourneyContext | null {
   const journeyText = readCarrier(source, JOURNEY_HEADER, true);
@@ -182,7 +195,7 @@ function readPeer(read: (name: string) => unknown): JourneyContext | null {
 }
 
 function readPeerHeaders(source: HeaderSource): JourneyContext | null {
-  return readPeer((field) => readCarrier(source, PEER_HEADERS[field as keyof typeof PEER_HEADERS], true));
+  return readPeer((field) => readCarrier(source, PEER_HEADERS[field as keyof typeof PEER_HEADERS], true, firstPeerValue));
 }
 
 /**
@@ -222,7 +235,7 @@ export function extractMessageContext(attributes: Record<string, unknown> | null
   try {
     return (
       readContext(attributes) ??
-      readPeer((field) => readCarrier(attributes, PEER_ATTRIBUTES[field as keyof typeof PEER_ATTRIBUTES], false)) ??
+      readPeer((field) => readCarrier(attributes, PEER_ATTRIBUTES[field as keyof typeof PEER_ATTRIBUTES], false, wholeValue)) ??
       readPeerHeaders(attributes)
     );
   } catch {
