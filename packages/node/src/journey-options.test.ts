@@ -96,6 +96,19 @@ describe('isFailure', () => {
   });
 });
 
+describe('a thenable that is not a promise', () => {
+  it('is neither projected nor judged: its value is never read', async () => {
+    const { fake, recorder, journey } = setup();
+    let judged = 0;
+    const lazy = { then: () => undefined };
+    expect(journey.persist('query', 1, () => lazy, { captureOutput: () => (judged++, 'x'), isFailure: () => (judged++, true) })).toBe(lazy);
+    await recorder.flush();
+    expect(judged).toBe(0);
+    expect(fake.events()[0]).not.toHaveProperty('error');
+    expect(fake.events()[0]).not.toHaveProperty('output');
+  });
+});
+
 describe('finish', () => {
   it('finish({ status: "failed" }) records a terminal failure; finish() still completes', async () => {
     const { fake, recorder, journey } = setup();

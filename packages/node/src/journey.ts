@@ -189,7 +189,9 @@ export class Journey {
     }
     // Any other thenable (a query builder, a lazy request) may start work on each `then`: it is
     // never called. The step is recorded now, without an output.
-    this.recordStep(operation, name, input, kind === 'thenable' ? undefined : result, undefined, started, timestamp, options, false);
+    // Its value is never read, so there is nothing to project or judge.
+    const recorded = kind === 'thenable' ? { ...options, captureOutput: undefined, isFailure: undefined } : options;
+    this.recordStep(operation, name, input, kind === 'thenable' ? undefined : result, undefined, started, timestamp, recorded, false);
     return result;
   }
 
