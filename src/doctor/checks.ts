@@ -26,7 +26,7 @@ const SECRET_VARIABLE = /^(ADMIN_TOKEN|ENCRYPTION_KEY|ENCRYPTION_KEY_PREVIOUS)(_
 
 function secretFix(variable: string): string {
   if (variable.startsWith('ADMIN_TOKEN')) {
-    return `set ADMIN_TOKEN (or ADMIN_TOKEN_FILE) to a random secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters, e.g. openssl rand -base64 48`;
+    return `set ADMIN_TOKEN (or ADMIN_TOKEN_FILE) to a random secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters without a repeated pattern, e.g. openssl rand -base64 48`;
   }
   if (variable.startsWith('ENCRYPTION_KEY_PREVIOUS')) return 'set ENCRYPTION_KEY_PREVIOUS to the outgoing key, or remove it';
   return 'set ENCRYPTION_KEY (or ENCRYPTION_KEY_FILE) to 32 random bytes (openssl rand -hex 32) and keep it: stored data needs it; to leave a weak key, set it as ENCRYPTION_KEY_PREVIOUS and run jtrace rotate:reencrypt';
