@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './config/config.ts';
 import { loadHttpLimits } from './config/http-limits.ts';
 import { createKeyring } from './crypto/keyring.ts';
 import { migrate } from './db/migrate.ts';
+import { APPLICATION_ROLE_FIX, connectsAsSuperuser } from './db/role.ts';
 import { startRetentionSweeper } from './deletion/retention-sweep.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -65,6 +66,13 @@ async function main(): Promise<void> {
   // Unreadable stored data is reported, never fatal (interface-spec 5): a count per table, no
   // values. It scans the identifier tables, so it runs beside traffic rather than before listening.
   const unreadableCheck = reportUnreadableValues(database.pool, keyring, metrics, logger);
+  // Never fatal (an installation may need time to create its role), but said at every start.
+  const roleCheck = connectsAsSuperuser(database.pool).then(
+    (superuser) => {
+      if (superuser) logger.warn(`DATABASE_URL connects as a superuser; ${APPLICATION_ROLE_FIX}`);
+    },
+    () => undefined,
+  );
   const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs });
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
@@ -84,7 +92,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper.stop(), unreadableCheck]);
+      await Promise.all([app.close(), sweeper.stop(), unreadableCheck, roleCheck]);
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');

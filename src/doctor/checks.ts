@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, MIN_ADMIN_TOKEN_LENGTH } from '../config/confi
 import type { Keyring } from '../crypto/keyring.ts';
 import { appliedVersions, latestVersion, listMigrations } from '../db/migrate.ts';
 import type { Queryable } from '../db/pool.ts';
+import { APPLICATION_ROLE_FIX, connectsAsSuperuser } from '../db/role.ts';
 import { countKeyUsage, KIND_LABELS, MOVABLE_KINDS, unreadableByTable } from '../rotation/key-usage.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
@@ -57,6 +58,14 @@ export function checkSecrets(env: Record<string, string | undefined>): CheckResu
   }
   const names = config.encryptionKeyPrevious === null ? 'ADMIN_TOKEN and ENCRYPTION_KEY' : 'ADMIN_TOKEN, ENCRYPTION_KEY and ENCRYPTION_KEY_PREVIOUS';
   return { status: 'ok', check: 'secrets', detail: `${names} are set` };
+}
+
+/** The application must not hold superuser rights (docs/operations.md, "The application role"). */
+export async function checkRole(db: Queryable): Promise<CheckResult> {
+  if (await connectsAsSuperuser(db)) {
+    return { status: 'fail', check: 'role', detail: 'DATABASE_URL connects as a superuser', fix: APPLICATION_ROLE_FIX };
+  }
+  return { status: 'ok', check: 'role', detail: 'the application role is no superuser' };
 }
 
 /** The error's code (or class) only: a driver message can quote the host, the user or the database. */
