@@ -10,6 +10,7 @@ import { startRetentionSweeper } from './deletion/retention-sweep.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
+import { recordKeySuccession, supersedingKeyId } from './rotation/key-mismatch.ts';
 import { reportUnreadableValues } from './rotation/startup-check.ts';
 import { openDatabase } from './runtime/database.ts';
 import { isLoopbackHost } from './runtime/loopback.ts';
@@ -49,6 +50,14 @@ async function main(): Promise<void> {
     replayAllowedHosts: config.replayAllowedHosts ?? (embedded ? ['localhost', '127.0.0.1'] : []),
   };
 
+  // A server with a previous key is the newer side of a rotation: processes still on the
+  // outgoing key refuse erasures and keyed commands from now on (docs/operations.md).
+  await recordKeySuccession(database.pool, keyring).catch((error: unknown) => {
+    logger.warn({ err: { type: (error as Error).name, code: (error as { code?: unknown }).code } }, 'the key rotation could not be recorded');
+  });
+  if ((await supersedingKeyId(database.pool, keyring).catch(() => null)) !== null) {
+    logger.warn('ENCRYPTION_KEY has been replaced by a newer key: erasures answer 503 key_superseded; restart with the new ENCRYPTION_KEY and this one as ENCRYPTION_KEY_PREVIOUS');
+  }
   const metrics = createMetrics(database.pool);
   const app = await buildApp({
     config: effectiveConfig,
