@@ -6,7 +6,8 @@ import { createKeyring } from '../crypto/keyring.ts';
 import { TEST_ADMIN_TOKEN, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { KEY_A, KEY_B, KEYRING_A, KEYRING_B, KEYRING_BA, cli, envelopes, ingestBatch, journeyFixture } from './test-rotation-kit.ts';
-import { recordKeySuccession, supersedingKeyId } from './key-mismatch.ts';
+import { hexId, jsonTraces } from '../otlp/test-payloads.ts';
+import { createKeyFreshness, KEY_FRESHNESS_TTL_MS, recordKeySuccession, supersedingKeyId } from './key-mismatch.ts';
 
 /**
  * Erasure under the outgoing key after a rotation: ingest under K1 (A), rotate:reencrypt to K2
@@ -110,6 +111,42 @@ describe('a process on the outgoing key after a rotation', () => {
     expect((await erasureRows()).rows).toEqual([]);
   });
 
+  it('a server started with K1 refuses to ingest (single, batch, dry run, OTLP) with 503 key_superseded; one with K2 ingests', async () => {
+    const fresh = journeyFixture();
+    const [first] = envelopes(fresh) as Array<{ event: { id: string } }>;
+    const json = { 'content-type': 'application/json', ...bearer(project.apiKey) };
+    const { app } = await buildTestApp(db.pool, { keyring: KEYRING_A, config: { otlpEnabled: true } });
+    try {
+      const requests = [
+        { url: '/v1/events', payload: JSON.stringify(first) },
+        { url: '/v1/events/batch', payload: JSON.stringify({ events: [first] }) },
+        { url: '/v1/events/batch?dryRun=true', payload: JSON.stringify({ events: [first] }) },
+      ];
+      for (const request of requests) {
+        const response = await app.inject({ method: 'POST', headers: json, ...request });
+        expect([request.url, response.statusCode, response.json().error?.code]).toEqual([request.url, 503, 'key_superseded']);
+      }
+      const otlp = await app.inject({
+        method: 'POST',
+        url: '/v1/traces',
+        headers: json,
+        payload: JSON.stringify(jsonTraces('checkout', [{ traceId: hexId(16), spanId: hexId(8), name: 'step', startMs: Date.now(), durationMs: 1, attributes: { 'jtrace.journey.id': fresh.journeyId, 'jtrace.entity.type': 'order', 'jtrace.entity.id': 'o-1', 'jtrace.operation': 'received' } }])),
+      });
+      expect(otlp.statusCode).toBe(503);
+    } finally {
+      await app.close();
+    }
+    expect(await count('SELECT count(*) AS n FROM journeys WHERE id = $1', [fresh.journeyId])).toBe(0);
+    // The API key authenticates under K2 as well once it moved: the up-to-date server ingests.
+    const current = (await buildTestApp(db.pool, { keyring: KEYRING_BA })).app;
+    try {
+      expect((await ingestBatch(current, project.apiKey, [first])).status).toBe(202);
+    } finally {
+      await current.close();
+    }
+    await db.pool.query('DELETE FROM journeys WHERE id = $1', [fresh.journeyId]);
+  });
+
   it('the new key alone erases the journey, complete', async () => {
     const run = await cli(db.pool, KEYRING_B, ['delete:identifier', 'acme', EMAIL]);
     expect(run.out).toEqual(['deleted 1 journeys (2 events)']);
@@ -147,6 +184,25 @@ describe('an erasure that cannot search under every key the data uses', () => {
       // Under K1 and K2 the value is searchable everywhere: complete.
       const both = await cli(other.pool, KEYRING_BA, ['delete:identifier', 'acme', underA.aliases.email!]);
       expect(both.out).toEqual(['deleted 1 journeys (2 events)']);
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it('the server asks at most once per interval, and sees a rotation within it', async () => {
+    const other = await createTestDatabase();
+    try {
+      let clock = 1_000_000;
+      let queries = 0;
+      const counted = { query: (...args: Parameters<typeof other.pool.query>) => (queries++, other.pool.query(...args)) } as unknown as typeof other.pool;
+      const freshness = createKeyFreshness(counted, KEYRING_A, () => clock);
+      expect(await Promise.all([freshness.superseded(), freshness.superseded()])).toEqual([false, false]);
+      expect(queries).toBe(1);
+      await recordKeySuccession(other.pool, KEYRING_BA);
+      expect(await freshness.superseded()).toBe(false);
+      clock += KEY_FRESHNESS_TTL_MS;
+      expect(await freshness.superseded()).toBe(true);
+      expect(queries).toBe(2);
     } finally {
       await other.drop();
     }

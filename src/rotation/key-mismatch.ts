@@ -82,6 +82,42 @@ export async function supersedingKeyId(db: Queryable, keyring: Keyring): Promise
   }
 }
 
+/** How long a server trusts its last answer to "is my key superseded?" (ms): one query per interval. */
+export const KEY_FRESHNESS_TTL_MS = 5_000;
+
+export interface KeyFreshness {
+  /** True once this process's current key is recorded as superseded (checked at most every TTL). */
+  superseded(): Promise<boolean>;
+}
+
+/**
+ * The server's cached form of supersedingKeyId, asked by every ingestion request: a process left
+ * on an outgoing key stops writing (hashing, tokenizing, encrypting) under it within the TTL.
+ * A failed query keeps the last answer: a database outage is reported by the request itself.
+ */
+export function createKeyFreshness(db: Queryable, keyring: Keyring, now: () => number = Date.now): KeyFreshness {
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  let superseded = false;
+  let pending: Promise<boolean> | null = null;
+  const refresh = async (): Promise<boolean> => {
+    try {
+      superseded = (await supersedingKeyId(db, keyring)) !== null;
+    } catch {
+      // Keep the last answer.
+    }
+    checkedAt = now();
+    pending = null;
+    return superseded;
+  };
+  return {
+    superseded() {
+      if (now() - checkedAt < KEY_FRESHNESS_TTL_MS) return Promise.resolve(superseded);
+      pending ??= refresh();
+      return pending;
+    },
+  };
+}
+
 /**
  * True when a search for a value cannot reach every stored token: some search token or alias
  * token of the project is under a key this process does not have (newer or older). An erasure
