@@ -147,6 +147,20 @@ describe('a process on the outgoing key after a rotation', () => {
     await db.pool.query('DELETE FROM journeys WHERE id = $1', [fresh.journeyId]);
   });
 
+  it('without the record of the rotation, what a rotation moves decides: K1 holds none of it and is refused', async () => {
+    await db.pool.query('DELETE FROM key_successions');
+    try {
+      // Content hashes stay under K1 for good: they no longer count as K1 being in use.
+      expect(await count('SELECT count(*) AS n FROM events WHERE content_hash_key_id = $1', [KEYRING_A.currentKeyId])).toBe(2);
+      const run = await cli(db.pool, KEYRING_A, ['delete:identifier', 'acme', EMAIL]);
+      expect(run.status).toBe(1);
+      expect(run.err.join('\n')).toContain('none of it is under ENCRYPTION_KEY');
+      expect(await journeyStored()).toBe(1);
+    } finally {
+      await recordKeySuccession(db.pool, KEYRING_BA);
+    }
+  });
+
   it('the new key alone erases the journey, complete', async () => {
     const run = await cli(db.pool, KEYRING_B, ['delete:identifier', 'acme', EMAIL]);
     expect(run.out).toEqual(['deleted 1 journeys (2 events)']);
