@@ -111,7 +111,7 @@ describe('a process on the outgoing key after a rotation', () => {
     expect((await erasureRows()).rows).toEqual([]);
   });
 
-  it('a server started with K1 refuses to ingest (single, batch, dry run, OTLP) with 503 key_superseded; one with K2 ingests', async () => {
+  it('a server started with K1 refuses to ingest (single, batch, dry run, OTLP) and to create a destination with 503 key_superseded; one with K2 ingests', async () => {
     const fresh = journeyFixture();
     const [first] = envelopes(fresh) as Array<{ event: { id: string } }>;
     const json = { 'content-type': 'application/json', ...bearer(project.apiKey) };
@@ -133,6 +133,13 @@ describe('a process on the outgoing key after a rotation', () => {
         payload: JSON.stringify(jsonTraces('checkout', [{ traceId: hexId(16), spanId: hexId(8), name: 'step', startMs: Date.now(), durationMs: 1, attributes: { 'jtrace.journey.id': fresh.journeyId, 'jtrace.entity.type': 'order', 'jtrace.entity.id': 'o-1', 'jtrace.operation': 'received' } }])),
       });
       expect(otlp.statusCode).toBe(503);
+      const destination = await app.inject({
+        method: 'POST',
+        url: '/v1/replay-destinations',
+        headers: { 'content-type': 'application/json', ...bearer(TEST_ADMIN_TOKEN), 'x-service-project-id': project.projectId },
+        payload: JSON.stringify({ name: 'stale', baseUrl: 'http://localhost:9/x', environmentType: 'local', headers: { authorization: 'Bearer s' } }),
+      });
+      expect([destination.statusCode, destination.json().error?.code]).toEqual([503, 'key_superseded']);
     } finally {
       await app.close();
     }
