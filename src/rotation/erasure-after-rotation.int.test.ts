@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyring } from '../crypto/keyring.ts';
 import { TEST_ADMIN_TOKEN, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { KEY_A, KEY_B, KEYRING_A, KEYRING_B, KEYRING_BA, cli, envelopes, ingestBatch, journeyFixture } from './test-rotation-kit.ts';
 import { hexId, jsonTraces } from '../otlp/test-payloads.ts';
 import { createKeyFreshness, KEY_FRESHNESS_TTL_MS, recordKeySuccession, supersedingKeyId } from './key-mismatch.ts';
@@ -226,6 +226,16 @@ describe('an erasure that cannot search under every key the data uses', () => {
       expect(queries).toBe(2);
     } finally {
       await other.drop();
+    }
+  });
+
+  it('a schema without the table (a build ahead of jtrace migrate) records and refuses nothing', async () => {
+    const empty = await createEmptyDatabase();
+    try {
+      await expect(recordKeySuccession(empty.pool, KEYRING_BA)).resolves.toBeUndefined();
+      expect(await supersedingKeyId(empty.pool, KEYRING_A)).toBeNull();
+    } finally {
+      await empty.drop();
     }
   });
 
