@@ -8,6 +8,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { appliedVersions, latestVersion, listMigrations } from '../db/migrate.ts';
 import type { Queryable } from '../db/pool.ts';
 import { APPLICATION_ROLE_FIX, connectsAsSuperuser } from '../db/role.ts';
+import { supersedingKeyId } from '../rotation/key-mismatch.ts';
 import { countKeyUsage, KIND_LABELS, MOVABLE_KINDS, unreadableByTable } from '../rotation/key-usage.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
@@ -118,6 +119,14 @@ export async function checkMigrations(db: Queryable): Promise<CheckResult> {
 
 /** Stored data under unconfigured keys fails; data or API keys under the previous key warn. */
 export async function checkKeys(db: Queryable, keyring: Keyring): Promise<CheckResult> {
+  if ((await supersedingKeyId(db, keyring)) !== null) {
+    return {
+      status: 'fail',
+      check: 'keys',
+      detail: 'ENCRYPTION_KEY has been replaced by a newer key (a rotation recorded it): erasures, ingestion and keyed commands are refused',
+      fix: 'set ENCRYPTION_KEY to the new key and ENCRYPTION_KEY_PREVIOUS to this one (docs/operations.md, "Key rotation")',
+    };
+  }
   const usage = await countKeyUsage(db, keyring);
   const unreadable = Object.entries(unreadableByTable(usage)).filter(([table, n]) => n > 0 && table !== 'api_keys');
   if (unreadable.length > 0) {

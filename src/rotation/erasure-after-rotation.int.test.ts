@@ -154,6 +154,13 @@ describe('a process on the outgoing key after a rotation', () => {
     await db.pool.query('DELETE FROM journeys WHERE id = $1', [fresh.journeyId]);
   });
 
+  it('jtrace doctor with K1 fails its keys check, naming the fix', async () => {
+    const run = await cli(db.pool, KEYRING_A, ['doctor', '--api-url', 'http://127.0.0.1:9']);
+    const keys = run.out.find((line) => line.startsWith('fail keys'));
+    expect(keys).toMatch(/^fail keys ENCRYPTION_KEY has been replaced by a newer key.*; fix: set ENCRYPTION_KEY to the new key/);
+    expect(run.status).toBe(1);
+  });
+
   it('without the record of the rotation, what a rotation moves decides: K1 holds none of it and is refused', async () => {
     await db.pool.query('DELETE FROM key_successions');
     try {
