@@ -112,6 +112,8 @@ describe('jtrace doctor', () => {
 
   it.each([
     ['a short ADMIN_TOKEN', { ADMIN_TOKEN: 'too-short' }, /^fail secrets ADMIN_TOKEN: must be at least 32 characters.*; fix: set ADMIN_TOKEN/],
+    ['an ADMIN_TOKEN of 32 identical characters', { ADMIN_TOKEN: 'x'.repeat(32) }, /^fail secrets ADMIN_TOKEN: has too little entropy.*; fix: set ADMIN_TOKEN .*without a repeated pattern/],
+    ['an ENCRYPTION_KEY of a repeated 16-character pattern', { ENCRYPTION_KEY: '6b7d1d7f7a15ed26'.repeat(4) }, /^fail secrets ENCRYPTION_KEY: has too little entropy: the same 10 characters occur twice/],
     ['a missing ADMIN_TOKEN with DATABASE_URL', { ADMIN_TOKEN: '' }, /^fail secrets ADMIN_TOKEN: is required with DATABASE_URL.*; fix: set ADMIN_TOKEN/],
     ['a missing ENCRYPTION_KEY with DATABASE_URL', { ENCRYPTION_KEY: '' }, /^fail secrets ENCRYPTION_KEY: is required with DATABASE_URL.*; fix: set ENCRYPTION_KEY/],
     ['an unreadable ADMIN_TOKEN_FILE', { ADMIN_TOKEN: '', ADMIN_TOKEN_FILE: '/nonexistent/token' }, /^fail secrets ADMIN_TOKEN_FILE: the file cannot be read/],
