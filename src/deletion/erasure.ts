@@ -86,13 +86,14 @@ export async function eraseIdentifier(
   await refuseSupersededKey(deps);
   const environmentId = await environmentIdFor(deps.pool, projectId, request.environment);
   const tokens = lookupTokens(deps.keyring, request.value);
-  // Tokens under a key this process lacks (say a removed previous key whose data was never
-  // moved) cannot match: the run deletes what it finds and never calls itself complete.
-  const searchable = !(await tokensUnderUnconfiguredKeys(deps.pool, deps.keyring, projectId));
-  const { snapshot, startedAt } = await withTransaction(deps.pool, async (client) => {
+  const { snapshot, startedAt, searchable } = await withTransaction(deps.pool, async (client) => {
     await liftStatementTimeout(client);
+    // Tokens under a key this process lacks (say a removed previous key whose data was never
+    // moved) cannot match: the run deletes what it finds and never calls itself complete. It
+    // reads the project's tokens, hence here, without the statement timeout.
+    const searchable = !(await tokensUnderUnconfiguredKeys(client, deps.keyring, projectId));
     // now() is the transaction's start, so every journey of the snapshot was created no later.
-    return { startedAt: await databaseNow(client), snapshot: await snapshotErasureMatches(client, projectId, tokens, environmentId) };
+    return { searchable, startedAt: await databaseNow(client), snapshot: await snapshotErasureMatches(client, projectId, tokens, environmentId) };
   });
   const batchSize = hooks.batchSize ?? DELETION_BATCH_SIZE;
   const batchCount = Math.max(1, Math.ceil(snapshot.ids.length / batchSize));
