@@ -24,6 +24,7 @@ const EXPECTED_TABLES = [
   'events',
   'journey_aliases',
   'journeys',
+  'key_successions',
   'password_links',
   'personal_tokens',
   'project_members',
