@@ -1,0 +1,20 @@
+"""Reads cases as JSON on stdin and prints what the Python SDK's rules make of them, so that
+packages/python/test/rules-parity.test.ts can compare every answer with the server's own code."""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+
+from jtrace._capture import truncate_string  # noqa: E402
+from jtrace._rules import Redactor, is_secret_looking_name, is_valid_rule, mask_credential_text  # noqa: E402
+
+cases = json.load(sys.stdin)
+print(json.dumps({
+    "mask": [mask_credential_text(text) for text in cases["mask"]],
+    "names": [is_secret_looking_name(name) for name in cases["names"]],
+    "rules": [is_valid_rule(rule) for rule in cases["rules"]],
+    "redact": [Redactor(case["rules"]).redact(case["value"]) for case in cases["redact"]],
+    "truncate": [truncate_string(text, 64) for text in cases["truncate"]],
+}))
