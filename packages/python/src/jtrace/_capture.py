@@ -144,13 +144,16 @@ def fit_envelope_size(envelope: Dict[str, Any], max_bytes: int) -> str:
 
 
 class _Walk:
-    __slots__ = ("ancestors", "flag_key", "flagged", "values_left")
+    __slots__ = ("ancestors", "flag_key", "flagged", "values_left", "chars_left")
 
     def __init__(self, flag_key: Optional[Callable[[str], bool]], max_values: int) -> None:
         self.ancestors: List[int] = []
         self.flag_key = flag_key
         self.flagged = False
         self.values_left = max_values
+        # Every value takes at least 2 bytes of JSON (max_values is half the envelope), every
+        # character at least one: text past the whole envelope cannot fit, so the copy stops there.
+        self.chars_left = max_values * 2
 
 
 _MISSING = object()
@@ -176,7 +179,12 @@ def _capture(value: Any, level: int, walk: _Walk) -> Any:
         return _MISSING
     kind = type(value)
     if kind is str:
-        return storable_text(truncate_string(value) if len(value) * 2 > P.MAX_STRING_UNITS else value)
+        text = storable_text(truncate_string(value) if len(value) * 2 > P.MAX_STRING_UNITS else value)
+        walk.chars_left -= len(text)
+        if walk.chars_left < 0:
+            walk.values_left = -1
+            return _MISSING
+        return text
     if value is None or kind is bool:
         return value
     if kind is int:

@@ -60,8 +60,18 @@ def _entity(value: Any) -> Tuple[str, str]:
         kind, ident = value
     else:
         kind, ident = None, None
-    return (kind if isinstance(kind, str) else str(kind if kind is not None else "unknown"),
-            ident if isinstance(ident, str) else str(ident if ident is not None else "unknown"))
+    return _part(kind), _part(ident)
+
+
+def _part(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "unknown"
+    try:
+        return str(value)
+    except Exception:
+        return "[UNREADABLE]"
 
 
 class Recorder:

@@ -1,0 +1,110 @@
+"""Propagation through every header shape, read from real requests: a plain dict, a WSGI environ
+(wsgiref), an ASGI scope's byte pairs, http.server's message; jtrace's own carriers and the peer's."""
+
+import json
+import os
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+import pytest
+
+import jtrace
+from helpers import Receiver
+
+FIXTURES = json.load(open(os.path.join(os.path.dirname(__file__), "fixtures", "header-sets.json"), encoding="utf-8"))
+SETS = FIXTURES["sets"]
+
+
+def shape(context):
+    if context is None:
+        return None
+    return {"journeyId": context.journey_id, "entity": list(context.entity) if context.entity else None,
+            "parentEventId": context.parent_event_id}
+
+
+def send_raw(port, headers):
+    block = "POST / HTTP/1.1\r\n" + "".join(f"{name}: {value}\r\n" for name, value in headers) + "content-length: 0\r\nconnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port)) as connection:
+        connection.sendall(block.encode("latin-1"))
+        while connection.recv(65536):
+            pass
+
+
+@pytest.mark.parametrize("case", SETS, ids=[case["name"] for case in SETS])
+def test_recorded_header_sets_through_real_servers(case):
+    seen = {}
+
+    def app(environ, start_response):
+        seen["wsgi"] = shape(jtrace.extract_http_context(environ))
+        start_response("204 No Content", [])
+        return [b""]
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    wsgi = make_server("127.0.0.1", 0, app, handler_class=Quiet)
+    threading.Thread(target=wsgi.handle_request, daemon=True).start()
+    send_raw(wsgi.server_port, case["headers"])
+    wsgi.server_close()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            seen["message"] = shape(jtrace.extract_http_context(self.headers))
+            seen["dict"] = shape(jtrace.extract_http_context(dict(self.headers.items())))
+            # An ASGI scope carries the same headers as lower-case byte pairs.
+            scope = {"type": "http", "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in self.headers.items()]}
+            seen["asgi"] = shape(jtrace.extract_http_context(scope))
+            seen["asgi-list"] = shape(jtrace.extract_http_context(scope["headers"]))
+            self.send_response(204)
+            self.end_headers()
+
+    plain = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=plain.handle_request, daemon=True).start()
+    send_raw(plain.server_address[1], case["headers"])
+    plain.server_close()
+    assert seen == {key: case["expect"] for key in ("wsgi", "message", "dict", "asgi", "asgi-list")}
+
+
+@pytest.mark.parametrize("case", FIXTURES["envelopes"])
+def test_json_envelopes(case):
+    context, payload = jtrace.unwrap_message(case["message"])
+    got = shape(context)
+    if got is not None:
+        got.pop("parentEventId")
+    assert got == case["expect"] and payload == case["payload"]
+
+
+def test_injection_is_jtraces_own_and_adds_the_peers_only_when_asked():
+    receiver = Receiver()
+    try:
+        recorder = jtrace.create_recorder(endpoint=receiver.url, api_key="k", service_name="s", environment="e", on_diagnostic=lambda d: None)
+        journey = recorder.start_journey({"type": "order", "id": "ord/1 é"})
+        headers = jtrace.inject_http_headers({}, journey)
+        assert sorted(headers) == ["x-jtrace-entity", "x-jtrace-journey-id"]
+        assert headers["x-jtrace-entity"] == "order;ord%2F1%20%C3%A9"
+        assert shape(jtrace.extract_http_context(headers)) == {"journeyId": journey.journey_id, "entity": ["order", "ord/1 é"], "parentEventId": None}
+        journey.record("received", "r")
+        both = jtrace.inject_http_headers({}, journey, peer_headers=True)
+        assert both["x-wayscribe-journey-id"] == journey.journey_id
+        # The peer carries only ids of its own character set: this entity id stays out.
+        assert "x-wayscribe-entity-id" not in both and "x-jtrace-parent-event-id" in both
+        plain = recorder.start_journey({"type": "customer", "id": "18492"})
+        peer = jtrace.inject_http_headers([(b"host", b"x")], plain, peer_headers=True)
+        assert (b"x-wayscribe-entity-id", b"18492") in peer
+        message = jtrace.wrap_message({"id": 1}, plain)
+        context, payload = jtrace.unwrap_message(json.loads(json.dumps(message)))
+        assert context.journey_id == plain.journey_id and payload == {"id": 1}
+        # A journey started by a peer service, continued here, records under the peer's id.
+        peer_context = jtrace.extract_http_context({"x-wayscribe-journey-id": "jrn_peer1"})
+        continued = recorder.continue_journey(context=peer_context, entity={"type": "order", "id": "1"})
+        assert continued.journey_id == "jrn_peer1" and continued.entity == ("order", "1")
+        assert recorder.continue_journey(context=peer_context)._sink is None
+        recorder.shutdown(5)
+    finally:
+        receiver.close()
