@@ -25,8 +25,10 @@ describe.skipIf(python === null)('Python SDK (pytest against the real server)', 
   });
 
   it('passes every pytest test', async () => {
-    const result = await runPython(python as string, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests'], env);
+    const result = await runPython(python as string, ['-m', 'pytest', '-q', '-rs', '-p', 'no:cacheprovider', 'tests'], env);
     expect(result.code, result.output).toBe(0);
-    expect(result.output).not.toMatch(/\bskipped\b/);
+    // Every test runs here; the install check alone may skip, on an interpreter without pip.
+    const skips = result.output.split('\n').filter((line) => line.startsWith('SKIPPED'));
+    expect(skips.filter((line) => !line.includes('pip or setuptools is not installed')), result.output).toEqual([]);
   }, 300_000);
 });
