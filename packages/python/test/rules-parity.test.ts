@@ -58,7 +58,11 @@ describe.skipIf(python === null)('Python rules agree with src/protocol', () => {
     mask.forEach((text, i) => expect(answer.mask?.[i], JSON.stringify(text)).toBe(maskCredentialText(text)));
     names.forEach((name, i) => expect(answer.names?.[i], name).toBe(isSecretLookingName(name)));
     rules.forEach((rule, i) => expect(answer.rules?.[i], JSON.stringify(rule)).toBe(isValidRedactionRule(rule)));
-    redact.forEach((c, i) => expect(answer.redact?.[i], JSON.stringify(c)).toEqual(redactValue(c.value, compileRules(c.rules).rules)));
+    redact.forEach((c, i) => {
+      const expected = redactValue(c.value, compileRules(c.rules).rules);
+      expect(answer.redact?.[i], JSON.stringify(c)).toEqual(expected);
+      expect(answer.redactInPlace?.[i], JSON.stringify(c)).toEqual(expected);
+    });
     truncate.forEach((text, i) => expect(answer.truncate?.[i], JSON.stringify(text)).toBe(truncateString(text, 64)));
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 """Reads cases as JSON on stdin and prints what the Python SDK's rules make of them, so that
 packages/python/test/rules-parity.test.ts can compare every answer with the server's own code."""
 
+import copy
 import json
 import os
 import sys
@@ -16,5 +17,6 @@ print(json.dumps({
     "names": [is_secret_looking_name(name) for name in cases["names"]],
     "rules": [is_valid_rule(rule) for rule in cases["rules"]],
     "redact": [Redactor(case["rules"]).redact(case["value"]) for case in cases["redact"]],
+    "redactInPlace": [Redactor(case["rules"]).redact_in_place(copy.deepcopy(case["value"])) for case in cases["redact"]],
     "truncate": [truncate_string(text, 64) for text in cases["truncate"]],
 }))

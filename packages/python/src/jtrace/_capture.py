@@ -36,6 +36,8 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 def storable_text(text: str, nul_allowed: bool = False) -> str:
     """U+FFFD for U+0000 and unpaired surrogates, which the server refuses in clear text (2.7)."""
+    if text.isascii():
+        return text if "\x00" not in text else text.replace("\x00", "\ufffd") if not nul_allowed else text
     if _UNSTORABLE.search(text) is None:
         return text
     fixed = _SURROGATE.sub("\ufffd", text)

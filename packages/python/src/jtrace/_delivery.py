@@ -136,7 +136,8 @@ class Delivery:
             self.queue.append(_Pending(built))
             self.queued_chars += len(built.json)
             self._trim()
-            if len(self.queue) >= self.s["batch_size"]:
+            # Once per full batch: waking the sender on every call would make hosts fight it for the GIL.
+            if len(self.queue) % self.s["batch_size"] == 0:
                 self.wake.notify_all()
 
     def _take(self, now: float) -> List[_Pending]:

@@ -114,7 +114,7 @@ def captured_root(settings: BuilderSettings, root: str, value: Any) -> Any:
     captured, flagged = to_wire_value(value, ROOT_LEVEL, math.ceil(settings.max_event_bytes / 2), _looks_secret)
     if is_missing(captured) or captured is None:
         return None
-    redacted = settings.redactor.redact(captured)
+    redacted = settings.redactor.redact_in_place(captured)
     if flagged:
         _visit_names(settings, root, redacted, [])
     return redacted

@@ -133,6 +133,43 @@ class Redactor:
     def redact(self, value: Any) -> Any:
         return self._walk(value, self._root)
 
+    def redact_in_place(self, value: Any) -> Any:
+        """The same redaction written into ``value``, a fresh JSON tree the caller owns alone."""
+        return self._walk_in_place(value, self._root)
+
+    def _walk_in_place(self, value: Any, cursors: Sequence[Cursor]) -> Any:
+        kind = type(value)
+        if kind is str:
+            return self._header_block(value) if ("\r\n" in value or value.endswith(_MARKER_TAIL)) else value
+        if kind is list:
+            shaped = self._shape_indices(value) if value and type(value[0]) is str else set()
+            matched, following = _step_element(cursors)
+            for i, item in enumerate(value):
+                if matched or i in shaped:
+                    value[i] = REDACTED
+                elif type(item) in (str, list, dict):
+                    new = self._walk_in_place(item, following)
+                    if new is not item:
+                        value[i] = new
+            return value
+        if kind is dict:
+            value_key = "value" in value and self._name_value_object(value)
+            verdicts = self._verdicts
+            for key, item in value.items():
+                verdict = verdicts.get(key) or self._verdict(key)
+                if cursors:
+                    matched, following = _step_key(cursors, verdict[0])
+                else:
+                    matched, following = False, ()
+                if matched or verdict[1] or (value_key and key == "value"):
+                    value[key] = REDACTED
+                elif type(item) in (str, list, dict):
+                    new = self._walk_in_place(item, following)
+                    if new is not item:
+                        value[key] = new
+            return value
+        return value
+
     def mask_header_lines(self, text: str) -> str:
         return self._header_block(text)
 
