@@ -187,3 +187,26 @@ def test_bad_options_are_reported_never_raised():
     assert counters["dropped_by_cause"]["disabled"] == 1 and counters["recorded"] == 1
     assert {d.kind for d in diagnostics} == {"configuration_error"}
     assert len(diagnostics) >= 5
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_worker_sends_its_own_events(receiver):
+    import os
+
+    recorder = make(receiver)
+    recorder.start_journey({"type": "order", "id": "parent"}).record("received", "before-fork")
+    pid = os.fork()
+    if pid == 0:  # the child, as a preforking server's worker
+        code = 1
+        try:
+            recorder.start_journey({"type": "order", "id": "child"}).record("received", "in-child")
+            ok = recorder.shutdown(timeout=5)
+            counters = recorder.counters()
+            code = 0 if ok and counters["recorded"] == counters["sent"] == 1 else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0 if hasattr(os, "waitstatus_to_exitcode") else status == 0
+    assert recorder.shutdown(timeout=5) is True
+    assert sorted(event["name"] for event in receiver.events()) == ["before-fork", "in-child"]
+    assert recorder.counters()["sent"] == 1

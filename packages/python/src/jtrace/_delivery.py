@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
 import threading
 import time
 import urllib.parse
+import weakref
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Optional, Tuple
 
@@ -101,8 +103,30 @@ class Delivery:
         self.port = url.port or (443 if self.https else 80)
         self.path = url.path + ("?" + url.query if url.query else "")
         self.breaker = Breaker(settings["breaker_threshold"], settings["breaker_cooldown"], self._opened)
+        self._start_thread()
+        if hasattr(os, "register_at_fork"):
+            me = weakref.ref(self)
+            os.register_at_fork(after_in_child=lambda: _after_fork(me))
+
+    def _start_thread(self) -> None:
         self.thread = threading.Thread(target=self._run, name="jtrace-sender", daemon=True)
         self.thread.start()
+
+    def restart_in_child(self) -> None:
+        """A forked worker (gunicorn --preload, multiprocessing) has no sender thread: it gets one,
+        and starts from empty counters, since the parent's queued events stay the parent's to send."""
+        self.lock = threading.Lock()
+        self.wake = threading.Condition(self.lock)
+        self.queue.clear()
+        self.queued_chars = 0
+        self.in_flight = []
+        self.flushing = 0
+        self.sock = None
+        fresh = empty_counters()
+        self.counters.clear()
+        self.counters.update(fresh)
+        if not self.closed and not self.stopping:
+            self._start_thread()
 
     def _opened(self, failures: int) -> None:
         self.counters["breaker_opens"] += 1
@@ -349,6 +373,15 @@ class Delivery:
             self.counters["queued"] = 0
             self.wake.notify_all()
         return drained
+
+
+def _after_fork(ref: "weakref.ref[Delivery]") -> None:
+    delivery = ref()
+    if delivery is not None:
+        try:
+            delivery.restart_in_child()
+        except Exception:
+            pass
 
 
 def _deadline(conn: http.client.HTTPConnection, deadline: float) -> None:

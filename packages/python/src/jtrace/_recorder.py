@@ -171,7 +171,7 @@ class Recorder:
                 ent = context.entity if context.entity is not None else (_entity(entity) if entity is not None else None)
                 if ent is not None:
                     return Journey(self, context.journey_id, ent, label, parent_event_id=context.parent_event_id)
-            elif isinstance(journey_id, str) and journey_id and entity is not None:
+            elif isinstance(journey_id, str) and journey_id:
                 return Journey(self, journey_id, _entity(entity), label)
             if entity is not None and context is None:
                 return self.start_journey(entity, label=label)
@@ -199,6 +199,7 @@ class Recorder:
         return built.id
 
     def _delivery_lock(self) -> Any:
+        # Read each time: a forked child's delivery has a fresh lock.
         return self._delivery.lock if self._delivery is not None else self._lock
 
     # --- delivery ----------------------------------------------------------------------------
