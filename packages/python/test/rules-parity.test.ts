@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { truncateString } from '../../node/src/capture.ts';
+import { extractHttpContext, injectHttpHeaders } from '../../node/src/propagation.ts';
+import type { JourneyContext } from '../../node/src/types.ts';
 import { isSecretLookingName, maskCredentialText } from '../../../src/protocol/redaction/mask-error-text.ts';
 import { compileRules, isValidRedactionRule } from '../../../src/protocol/redaction/operator-rules.ts';
 import { redactValue } from '../../../src/protocol/redaction/redact.ts';
@@ -52,7 +54,14 @@ describe.skipIf(python === null)('Python rules agree with src/protocol', () => {
     const redact = fc.sample(fc.record({ rules: fc.subarray(RULES), value: jsonValue }), { numRuns: 1_500, seed: 10 });
     const truncate = fc.sample(fc.array(fc.constantFrom('a', 'é', '😀', '\r\n', 'xyz'), { minLength: 20, maxLength: 60 }).map((p) => p.join('')), { numRuns: 500, seed: 11 });
 
-    const result = await runPython(python as string, ['tests/parity.py'], {}, undefined, JSON.stringify({ mask, names, rules, redact, truncate }));
+    // Contexts both ways: what one SDK injects, the other extracts as it was.
+    const idText = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 });
+    const contexts = fc.sample(
+      fc.record({ journeyId: fc.oneof(fc.constant('jrn_1'), idText), entity: fc.record({ type: idText, id: fc.oneof(idText, fc.constantFrom('a;b', '%41', 'x,y', ' é ')) }), parentEventId: fc.option(idText, { nil: undefined }) }),
+      { numRuns: 300, seed: 12 },
+    ).filter((ctx) => !ctx.journeyId.includes('\u0000') && !ctx.entity.type.includes('\u0000')) as JourneyContext[];
+    const headers = contexts.map((ctx) => injectHttpHeaders({}, { context: () => ctx }) as Record<string, string>);
+    const result = await runPython(python as string, ['tests/parity.py'], {}, undefined, JSON.stringify({ mask, names, rules, redact, truncate, contexts, headers }));
     expect(result.code, result.output).toBe(0);
     const answer = JSON.parse(result.output) as Record<string, unknown[]>;
     mask.forEach((text, i) => expect(answer.mask?.[i], JSON.stringify(text)).toBe(maskCredentialText(text)));
@@ -62,6 +71,11 @@ describe.skipIf(python === null)('Python rules agree with src/protocol', () => {
       const expected = redactValue(c.value, compileRules(c.rules).rules);
       expect(answer.redact?.[i], JSON.stringify(c)).toEqual(expected);
       expect(answer.redactInPlace?.[i], JSON.stringify(c)).toEqual(expected);
+    });
+    contexts.forEach((ctx, i) => {
+      expect(answer.extract?.[i], JSON.stringify(ctx)).toEqual(extractHttpContext(headers[i]));
+      expect(answer.inject?.[i], JSON.stringify(ctx)).toEqual(headers[i]);
+      expect(extractHttpContext(answer.inject?.[i] as Record<string, string>), JSON.stringify(ctx)).toEqual(extractHttpContext(headers[i]));
     });
     truncate.forEach((text, i) => expect(answer.truncate?.[i], JSON.stringify(text)).toBe(truncateString(text, 64)));
   }, 60_000);

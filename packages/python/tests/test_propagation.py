@@ -108,3 +108,14 @@ def test_injection_is_jtraces_own_and_adds_the_peers_only_when_asked():
         recorder.shutdown(5)
     finally:
         receiver.close()
+
+
+def test_queue_attributes_of_both_sdks_and_sqs_shapes():
+    sqs = {"x-jtrace-journey-id": {"DataType": "String", "StringValue": "jrn_q"},
+           "x-jtrace-entity": {"DataType": "String", "StringValue": "order;42"}}
+    assert shape(jtrace.extract_message_context(sqs)) == {"journeyId": "jrn_q", "entity": ["order", "42"], "parentEventId": None}
+    peer = {"wayscribeJourneyId": "jrn_123", "wayscribeEntityType": "customer", "wayscribeEntityId": "18492"}
+    assert shape(jtrace.extract_message_context(peer)) == {"journeyId": "jrn_123", "entity": ["customer", "18492"], "parentEventId": None}
+    peer_sqs = {"wayscribeJourneyId": {"DataType": "String", "StringValue": "jrn_9"}}
+    assert shape(jtrace.extract_message_context(peer_sqs)) == {"journeyId": "jrn_9", "entity": None, "parentEventId": None}
+    assert jtrace.extract_message_context({"wayscribeJourneyId": "not-a-journey"}) is None

@@ -80,6 +80,8 @@ def _text(value: Any) -> Optional[str]:
         return value
     if isinstance(value, (list, tuple)) and value:
         return _text(value[0])
+    if isinstance(value, dict) and isinstance(value.get("StringValue"), str):
+        return value["StringValue"]  # an SQS message attribute: {"DataType": "String", "StringValue": ...}
     return None
 
 
@@ -180,8 +182,20 @@ def inject_message_attributes(attributes: T, journey: Any, *, peer_headers: bool
     return inject_http_headers(attributes, journey, peer_headers=peer_headers)
 
 
+_PEER_ATTRIBUTES = ("wayscribejourneyid", "wayscribeentitytype", "wayscribeentityid")
+
+
 def extract_message_context(attributes: Any) -> Optional[JourneyContext]:
-    return extract_http_context(attributes)
+    """The journey in queue message attributes (SQS, Pub/Sub, AMQP or Kafka headers as a dict):
+    jtrace's names, else the peer's (``wayscribeJourneyId``, ``wayscribeEntityType``, ``wayscribeEntityId``)."""
+    context = extract_http_context(attributes)
+    if context is not None:
+        return context
+    try:
+        found = _read(attributes, _PEER_ATTRIBUTES)
+        return _peer_context(*(found.get(name) for name in _PEER_ATTRIBUTES))
+    except Exception:
+        return None
 
 
 def wrap_message(payload: Any, journey: Any) -> Dict[str, Any]:
