@@ -210,3 +210,39 @@ def test_a_forked_worker_sends_its_own_events(receiver):
     assert recorder.shutdown(timeout=5) is True
     assert sorted(event["name"] for event in receiver.events()) == ["before-fork", "in-child"]
     assert recorder.counters()["sent"] == 1
+
+
+def test_futures_and_other_awaitables_go_back_untouched(receiver):
+    import concurrent.futures
+
+    recorder = make(receiver)
+    journey = recorder.start_journey({"type": "order", "id": "f"})
+
+    class Lazy:
+        awaited = 0
+
+        def __await__(self):
+            Lazy.awaited += 1
+            return iter(())
+
+    lazy = Lazy()
+    assert journey.publish("lazy", 1, lambda _: lazy) is lazy and Lazy.awaited == 0
+
+    async def main():
+        task = journey.consume("task", 2, lambda _: asyncio.ensure_future(asyncio.sleep(0, result={"ok": True})))
+        assert isinstance(task, asyncio.Task)
+        assert await task == {"ok": True}
+        doomed = journey.consume("cancelled", 3, lambda _: asyncio.ensure_future(asyncio.sleep(10)))
+        doomed.cancel()
+        await asyncio.sleep(0.01)
+
+    asyncio.run(main())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        future = journey.persist("threaded", 4, lambda _: pool.submit(lambda: 5))
+        assert isinstance(future, concurrent.futures.Future) and future.result() == 5
+    assert recorder.shutdown(timeout=5) is True
+    events = {event["name"]: event for event in receiver.events()}
+    assert "output" not in events["lazy"]
+    assert events["task"]["output"] == {"ok": True}
+    assert events["cancelled"]["error"]["type"] == "CancelledError"
+    assert events["threaded"]["output"] == 5

@@ -4,6 +4,8 @@ the SDK's own work runs under ``try``, and the host's exception is re-raised as 
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import datetime
 import functools
 import inspect
@@ -162,10 +164,32 @@ class Step:
         except BaseException as error:
             self._finish(self.input, None, error, True)
             raise
-        if inspect.isawaitable(result):
-            return self._awaiting(self.input, result)
-        self._finish(self.input, result, None, False)
+        try:
+            if inspect.iscoroutine(result):
+                # A coroutine runs only when awaited: the host awaits this one, which awaits its own.
+                return self._awaiting(self.input, result)
+            if isinstance(result, (asyncio.Future, concurrent.futures.Future)):
+                # Already running: the same future goes back, and the step is recorded when it settles.
+                result.add_done_callback(self._settled)
+                return result
+            awaitable = inspect.isawaitable(result)
+        except Exception:
+            awaitable = False
+        # Any other awaitable may start work each time it is awaited: it is never touched, and the
+        # step is recorded now, without an output.
+        self._finish(self.input, None if awaitable else result, None, False)
         return result
+
+    def _settled(self, future: Any) -> None:
+        try:
+            if future.cancelled():
+                self._finish(self.input, None, asyncio.CancelledError(), True)
+            elif future.exception() is not None:
+                self._finish(self.input, None, future.exception(), True)
+            else:
+                self._finish(self.input, future.result(), None, False)
+        except Exception:
+            pass
 
     async def _awaiting(self, input: Any, awaitable: Awaitable[Any]) -> Any:
         try:
