@@ -282,3 +282,22 @@ def test_exit_flushes_through_atexit_within_its_timeout(tmp_path):
         assert time.perf_counter() - started < 5
     finally:
         close()
+
+
+def test_a_diagnostic_callback_may_read_counters_and_record():
+    holder = {}
+    seen = []
+
+    def on_diagnostic(diagnostic):
+        seen.append(holder["recorder"].counters()["recorded"])
+        if diagnostic.kind == "transport_error" and len(seen) < 3:
+            holder["journey"].record("received", "from-callback")
+
+    recorder = jtrace.create_recorder(endpoint=f"http://127.0.0.1:{free_port()}", api_key="k", service_name="s", environment="e",
+                                      flush_interval=0.02, request_timeout=0.5, on_diagnostic=on_diagnostic)
+    holder["recorder"] = recorder
+    holder["journey"] = record(recorder, 1)
+    assert recorder.flush(timeout=1) is False
+    assert recorder.shutdown(timeout=0.5) is False
+    counters = recorder.counters()
+    assert seen and counters["recorded"] >= 2 and settled(counters)

@@ -88,7 +88,8 @@ class Delivery:
         self.s = settings
         self.counters = counters
         self.report = report
-        self.lock = threading.Lock()
+        # Re-entrant: diagnostics are reported under it, and a callback may read counters or record.
+        self.lock = threading.RLock()
         self.wake = threading.Condition(self.lock)
         self.queue: Deque[_Pending] = deque()
         self.queued_chars = 0
@@ -115,7 +116,8 @@ class Delivery:
     def restart_in_child(self) -> None:
         """A forked worker (gunicorn --preload, multiprocessing) has no sender thread: it gets one,
         and starts from empty counters, since the parent's queued events stay the parent's to send."""
-        self.lock = threading.Lock()
+        # Re-entrant: diagnostics are reported under it, and a callback may read counters or record.
+        self.lock = threading.RLock()
         self.wake = threading.Condition(self.lock)
         self.queue.clear()
         self.queued_chars = 0
