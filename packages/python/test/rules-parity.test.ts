@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { truncateString } from '../../node/src/capture.ts';
+import { toWireValue, truncateString } from '../../node/src/capture.ts';
 import { extractHttpContext, injectHttpHeaders } from '../../node/src/propagation.ts';
 import type { JourneyContext } from '../../node/src/types.ts';
 import { isSecretLookingName, maskCredentialText } from '../../../src/protocol/redaction/mask-error-text.ts';
@@ -61,7 +61,16 @@ describe.skipIf(python === null)('Python rules agree with src/protocol', () => {
       { numRuns: 300, seed: 12 },
     ).filter((ctx) => !ctx.journeyId.includes('\u0000') && !ctx.entity.type.includes('\u0000')) as JourneyContext[];
     const headers = contexts.map((ctx) => injectHttpHeaders({}, { context: () => ctx }) as Record<string, string>);
-    const result = await runPython(python as string, ['tests/parity.py'], {}, undefined, JSON.stringify({ mask, names, rules, redact, truncate, contexts, headers }));
+    // JSON values through both captures: storable text, truncation, depth and width.
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom('a\u0000b', '\uD800x', 'x\uDC00', '😀', 'a'.repeat(70_000), 'é'.repeat(40_000), `${'h: v\r\n'.repeat(9_000)}`));
+    const capturable = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 5 }),
+      object: fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+    })).value;
+    const nest = (depth: number, leaf: unknown): unknown => (depth === 0 ? leaf : { n: nest(depth - 1, leaf) });
+    const capture = [...fc.sample(capturable, { numRuns: 400, seed: 13 }), nest(29, 1), nest(30, { a: 1 }), nest(40, [1]), Array.from({ length: 1_200 }, (_, i) => i), Object.fromEntries(Array.from({ length: 1_100 }, (_, i) => [`k${i}`, i]))];
+    const result = await runPython(python as string, ['tests/parity.py'], {}, undefined, JSON.stringify({ mask, names, rules, redact, truncate, contexts, headers, capture }));
     expect(result.code, result.output).toBe(0);
     const answer = JSON.parse(result.output) as Record<string, unknown[]>;
     mask.forEach((text, i) => expect(answer.mask?.[i], JSON.stringify(text)).toBe(maskCredentialText(text)));
@@ -76,6 +85,13 @@ describe.skipIf(python === null)('Python rules agree with src/protocol', () => {
       expect(answer.extract?.[i], JSON.stringify(ctx)).toEqual(extractHttpContext(headers[i]));
       expect(answer.inject?.[i], JSON.stringify(ctx)).toEqual(headers[i]);
       expect(extractHttpContext(answer.inject?.[i] as Record<string, string>), JSON.stringify(ctx)).toEqual(extractHttpContext(headers[i]));
+    });
+    capture.forEach((value, i) => {
+      const node = toWireValue(value) ?? null;
+      // Python stops copying text past the whole envelope (docs/sdk.md, "Text budget"): such a
+      // payload is replaced when the envelope is fitted in either SDK.
+      if (answer.capture?.[i] === '[PAYLOAD_TOO_LARGE]' && node !== '[PAYLOAD_TOO_LARGE]') expect(JSON.stringify(node).length).toBeGreaterThan(262_144);
+      else expect(answer.capture?.[i], `capture[${i}]`).toEqual(node);
     });
     truncate.forEach((text, i) => expect(answer.truncate?.[i], JSON.stringify(text)).toBe(truncateString(text, 64)));
   }, 60_000);

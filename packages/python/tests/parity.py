@@ -8,7 +8,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
-from jtrace._capture import truncate_string  # noqa: E402
+from jtrace._capture import is_missing, to_wire_value, truncate_string  # noqa: E402
 from jtrace._propagation import JourneyContext, context_fields, extract_http_context  # noqa: E402
 from jtrace._rules import Redactor, is_secret_looking_name, is_valid_rule, mask_credential_text  # noqa: E402
 
@@ -34,5 +34,6 @@ print(json.dumps({
     "inject": [context_fields(JourneyContext(c["journeyId"], (c["entity"]["type"], c["entity"]["id"]), c.get("parentEventId")))
                for c in cases["contexts"]],
     "extract": [extracted(headers) for headers in cases["headers"]],
+    "capture": [None if is_missing(c) else c for c in (to_wire_value(value)[0] for value in cases["capture"])],
     "truncate": [truncate_string(text, 64) for text in cases["truncate"]],
 }))

@@ -29,6 +29,8 @@ ELLIPSIS = "\u2026"
 ROOT_LEVEL = 2
 # Python ints beyond a double's exact range are sent as text, as the Node SDK sends a BigInt.
 _SAFE_INTEGER = 2**53 - 1
+# Strings this short never need truncating (a code point is at most two UTF-16 units).
+_SHORT = P.MAX_STRING_UNITS // 2
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
@@ -262,25 +264,63 @@ def _container(value: Any, level: int, walk: _Walk, members: Callable[[], Any], 
         return TOO_DEEP
     walk.ancestors.append(marker)
     try:
+        # Leaves (most of a payload) are copied inline: a call per leaf is most of the cost in Python.
+        # Each does what _capture does for it, budgets included.
+        flag_key = walk.flag_key
         if mapping:
             out: Dict[str, Any] = {}
+            width = 0
             for key, item in members():
-                if len(out) >= P.MAX_WIDTH or walk.values_left < 0:
+                if width >= P.MAX_WIDTH or walk.values_left < 0:
                     break
-                captured = _capture(item, level + 1, walk)
-                if captured is _MISSING:
-                    continue
-                name = storable_text(key if type(key) is str else _key_text(key))
-                if walk.flag_key is not None and not walk.flagged and walk.flag_key(name):
+                kind = type(item)
+                if kind is str and len(item) <= _SHORT:
+                    walk.values_left -= 1
+                    captured = item if item.isascii() and "\x00" not in item else storable_text(item)
+                    walk.chars_left -= len(captured)
+                    if walk.values_left < 0 or walk.chars_left < 0:
+                        walk.values_left = -1
+                        break
+                elif item is None or kind is bool or (kind is int and -_SAFE_INTEGER <= item <= _SAFE_INTEGER):
+                    walk.values_left -= 1
+                    if walk.values_left < 0:
+                        break
+                    captured = item
+                else:
+                    captured = _capture(item, level + 1, walk)
+                    if captured is _MISSING:
+                        continue
+                if type(key) is str and key.isascii() and "\x00" not in key:
+                    name = key
+                else:
+                    name = storable_text(key if type(key) is str else _key_text(key))
+                if flag_key is not None and not walk.flagged and flag_key(name):
                     walk.flagged = True
                 out[name] = captured
+                width += 1
             return out
         items: List[Any] = []
+        append = items.append
         for item in members():
             if len(items) >= P.MAX_WIDTH or walk.values_left < 0:
                 break
-            captured = _capture(item, level + 1, walk)
-            items.append(None if captured is _MISSING else captured)
+            kind = type(item)
+            if kind is str and len(item) <= _SHORT:
+                walk.values_left -= 1
+                captured = item if item.isascii() and "\x00" not in item else storable_text(item)
+                walk.chars_left -= len(captured)
+                if walk.values_left < 0 or walk.chars_left < 0:
+                    walk.values_left = -1
+                    break
+                append(captured)
+            elif item is None or kind is bool or (kind is int and -_SAFE_INTEGER <= item <= _SAFE_INTEGER):
+                walk.values_left -= 1
+                if walk.values_left < 0:
+                    break
+                append(item)
+            else:
+                captured = _capture(item, level + 1, walk)
+                append(None if captured is _MISSING else captured)
         return items
     except Exception:
         return UNREADABLE

@@ -147,10 +147,13 @@ class Redactor:
             for i, item in enumerate(value):
                 if matched or i in shaped:
                     value[i] = REDACTED
-                elif type(item) in (str, list, dict):
-                    new = self._walk_in_place(item, following)
-                    if new is not item:
-                        value[i] = new
+                else:
+                    kind = type(item)
+                    if kind is str:
+                        if "\r\n" in item or item.endswith(_MARKER_TAIL):
+                            value[i] = self._header_block(item)
+                    elif kind is list or kind is dict:
+                        self._walk_in_place(item, following)
             return value
         if kind is dict:
             value_key = "value" in value and self._name_value_object(value)
@@ -163,10 +166,13 @@ class Redactor:
                     matched, following = False, ()
                 if matched or verdict[1] or (value_key and key == "value"):
                     value[key] = REDACTED
-                elif type(item) in (str, list, dict):
-                    new = self._walk_in_place(item, following)
-                    if new is not item:
-                        value[key] = new
+                else:
+                    kind = type(item)
+                    if kind is str:
+                        if "\r\n" in item or item.endswith(_MARKER_TAIL):
+                            value[key] = self._header_block(item)
+                    elif kind is list or kind is dict:
+                        self._walk_in_place(item, following)
             return value
         return value
 
