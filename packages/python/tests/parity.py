@@ -10,7 +10,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
 from jtrace._capture import is_missing, to_wire_value, truncate_string  # noqa: E402
 from jtrace._propagation import JourneyContext, context_fields, extract_http_context  # noqa: E402
-from jtrace._rules import Redactor, is_secret_looking_name, is_valid_rule, mask_credential_text  # noqa: E402
+from jtrace._masking import is_secret_looking_name, mask_credential_text  # noqa: E402
+from jtrace._rules import Redactor, is_valid_rule  # noqa: E402
 
 cases = json.load(sys.stdin)
 

@@ -2,7 +2,6 @@
 that never ends or is huge, a redirect; the retry rule, the breaker, the queue bound, and the
 counters' sum after shutdown. The host's calls never wait on any of it."""
 
-import json
 import socket
 import threading
 import time

@@ -19,12 +19,11 @@ import weakref
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Optional, Tuple
 
+from ._breaker import Breaker
 from ._event import Built, Diagnostic
 
 RESEND_WINDOW = 30.0
 MAX_SENDS = 10
-MAX_BACKOFF = 30.0
-_BASE_BACKOFF = 0.25
 # A full batch's verdicts are a few tens of kilobytes; an answer past this is not a jtrace answer.
 MAX_RESPONSE_BYTES = 1024 * 1024
 DROP_CAUSES = ("queue_full", "retry_exhausted", "request_refused", "shutdown", "disabled", "capture_failed")
@@ -47,40 +46,6 @@ class _Pending:
         self.sends = 0
         self.first_refusal: Optional[float] = None
         self.not_before = 0.0
-
-
-class Breaker:
-    """Opens after ``threshold`` failures in a row for ``cooldown`` seconds, then one trial request."""
-
-    def __init__(self, threshold: int, cooldown: float, on_open: Callable[[int], None]) -> None:
-        self.threshold, self.cooldown, self.on_open = threshold, cooldown, on_open
-        self.failures = 0
-        self.open_until = 0.0
-        self.next_attempt = 0.0
-        self.state = "closed"
-
-    def wait(self, now: float) -> float:
-        return max(0.0, (self.open_until if self.state == "open" else self.next_attempt) - now)
-
-    def can_send(self, now: float) -> bool:
-        if self.state == "open":
-            if now < self.open_until:
-                return False
-            self.state = "half-open"
-            return True
-        return now >= self.next_attempt
-
-    def success(self) -> None:
-        self.failures, self.next_attempt, self.state = 0, 0.0, "closed"
-
-    def failure(self, now: float) -> None:
-        self.failures += 1
-        if self.state == "half-open" or self.failures >= self.threshold:
-            self.state = "open"
-            self.open_until = now + self.cooldown
-            self.on_open(self.failures)
-            return
-        self.next_attempt = now + min(MAX_BACKOFF, _BASE_BACKOFF * 2 ** (self.failures - 1))
 
 
 class Delivery:

@@ -17,7 +17,8 @@ from ._capture import (
     ROOT_LEVEL, UNREADABLE, dumps, fit_aliases, fit_envelope_size, fit_error_message, fit_field, fit_label,
     fit_metadata, is_missing, is_well_formed, storable_text, to_wire_value,
 )
-from ._rules import REDACTED, Redactor, is_secret_looking_name, mask_credential_text
+from ._masking import is_secret_looking_name, mask_credential_text
+from ._rules import REDACTED, Redactor
 
 MIN_JOURNEY_ID_SECRET_BYTES = 32
 _DERIVATION_LABEL = "journey-id/v1"

@@ -131,7 +131,8 @@ class Step:
         self._journey = journey
         self._operation = operation
         self._name = name
-        self.input = None if input is _NO_INPUT else input
+        self._has_input = input is not _NO_INPUT
+        self.input = input if self._has_input else None
         self.output: Any = None
         self._options = options
         self._started = 0.0
@@ -160,7 +161,8 @@ class Step:
     def call(self, fn: Callable[..., Any]) -> Any:
         self._start()
         try:
-            result = fn(self.input) if self.input is not None or not _takes_nothing(fn) else fn()
+            # fn(input) as the Node SDK calls it; a function of no arguments given no input is called bare.
+            result = fn(self.input) if self._has_input or not _takes_nothing(fn) else fn()
         except BaseException as error:
             self._finish(self.input, None, error, True)
             raise

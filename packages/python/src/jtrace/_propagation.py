@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Tuple, TypeVar
+from typing import Any, Dict, Iterable, Optional, Tuple, TypeVar
 
 from . import _protocol as P
 from ._capture import is_well_formed
