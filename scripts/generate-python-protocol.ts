@@ -1,10 +1,12 @@
 // Writes packages/python/src/jtrace/_protocol.py, the Python SDK's copy of the server's protocol
-// kernel data (limits, secret names, header names, masking patterns), from src/protocol itself:
+// kernel data (limits, secret names, header names, masking patterns, the peer protocol's carriers),
+// from src/protocol itself:
 // `node --import tsx scripts/generate-python-protocol.ts`. packages/python/test/protocol-copy.test.ts
 // fails when the committed copy differs from what this prints now.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as limits from '../src/protocol/limits.ts';
+import * as peer from '../src/protocol/peer-propagation.ts';
 import * as mask from '../src/protocol/redaction/mask-error-text.ts';
 import { RAW_HEADER_NAME, REDACTED, TOKEN } from '../src/protocol/redaction/redact.ts';
 import { BUILT_IN_SECRET_NAMES, KNOWN_HEADER_NAMES } from '../src/protocol/redaction/secret-names.ts';
@@ -85,6 +87,14 @@ export function renderPythonProtocol(): string {
     `PUBLIC_TOKEN_QUALIFIERS = ${py(mask.PUBLIC_TOKEN_QUALIFIERS)}`,
     `MAX_NAME_LENGTH = ${mask.MAX_NAME_LENGTH}`,
     `VALUE_END = ${py(mask.VALUE_END)}`,
+    '',
+    `PEER_HEADERS = ${py(peer.PEER_HEADERS)}`,
+    `PEER_ATTRIBUTES = ${py(peer.PEER_ATTRIBUTES)}`,
+    `PEER_ENVELOPE_KEY = ${py(peer.PEER_ENVELOPE_KEY)}`,
+    `PEER_ENVELOPE_DATA_KEY = ${py(peer.PEER_ENVELOPE_DATA_KEY)}`,
+    `PEER_ENVELOPE_FIELDS = ${py(peer.PEER_ENVELOPE_FIELDS)}`,
+    `PEER_VALUE_PATTERN = ${pattern(peer.PEER_VALUE_PATTERN)}`,
+    `PEER_JOURNEY_PREFIX = ${py(peer.PEER_JOURNEY_PREFIX)}`,
     '',
   ];
   return lines.join('\n');

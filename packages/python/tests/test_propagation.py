@@ -90,12 +90,12 @@ def test_injection_is_jtraces_own_and_adds_the_peers_only_when_asked():
         assert headers["x-jtrace-entity"] == "order;ord%2F1%20%C3%A9"
         assert shape(jtrace.extract_http_context(headers)) == {"journeyId": journey.journey_id, "entity": ["order", "ord/1 é"], "parentEventId": None}
         journey.record("received", "r")
-        both = jtrace.inject_http_headers({}, journey, peer_headers=True)
+        both = jtrace.inject_http_headers({}, journey, peer=True)
         assert both["x-wayscribe-journey-id"] == journey.journey_id
         # The peer carries only ids of its own character set: this entity id stays out.
         assert "x-wayscribe-entity-id" not in both and "x-jtrace-parent-event-id" in both
         plain = recorder.start_journey({"type": "customer", "id": "18492"})
-        peer = jtrace.inject_http_headers([(b"host", b"x")], plain, peer_headers=True)
+        peer = jtrace.inject_http_headers([(b"host", b"x")], plain, peer=True)
         assert (b"x-wayscribe-entity-id", b"18492") in peer
         message = jtrace.wrap_message({"id": 1}, plain)
         context, payload = jtrace.unwrap_message(json.loads(json.dumps(message)))
@@ -104,7 +104,10 @@ def test_injection_is_jtraces_own_and_adds_the_peers_only_when_asked():
         peer_context = jtrace.extract_http_context({"x-wayscribe-journey-id": "jrn_peer1"})
         continued = recorder.continue_journey(context=peer_context, entity={"type": "order", "id": "1"})
         assert continued.journey_id == "jrn_peer1" and continued.entity == ("order", "1")
-        assert recorder.continue_journey(context=peer_context)._sink is None
+        assert recorder.continue_journey(context=peer_context).entity == ("unknown", "unknown")
+        attributes = jtrace.inject_message_attributes({}, plain, peer=True, sqs=True)
+        assert attributes["wayscribeJourneyId"] == {"DataType": "String", "StringValue": plain.journey_id}
+        assert shape(jtrace.extract_message_context({k: v for k, v in attributes.items() if k.startswith("wayscribe")}))["journeyId"] == plain.journey_id
         recorder.shutdown(5)
     finally:
         receiver.close()
@@ -119,3 +122,40 @@ def test_queue_attributes_of_both_sdks_and_sqs_shapes():
     peer_sqs = {"wayscribeJourneyId": {"DataType": "String", "StringValue": "jrn_9"}}
     assert shape(jtrace.extract_message_context(peer_sqs)) == {"journeyId": "jrn_9", "entity": None, "parentEventId": None}
     assert jtrace.extract_message_context({"wayscribeJourneyId": "not-a-journey"}) is None
+
+
+def test_the_recorder_option_writes_the_peers_carriers_unless_a_call_says_otherwise():
+    recorder = jtrace.create_recorder(endpoint="http://127.0.0.1:9", api_key="k", service_name="s", environment="e",
+                                      peer_propagation=True, on_diagnostic=lambda d: None)
+    journey = recorder.start_journey({"type": "order", "id": "42"})
+    assert jtrace.inject_http_headers({}, journey)["x-wayscribe-entity-id"] == "42"
+    assert "x-wayscribe-journey-id" not in jtrace.inject_http_headers({}, journey, peer=False)
+    recorder.shutdown(0)
+
+
+PEER_VECTORS = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "node", "test", "peer-carriers.json"), encoding="utf-8"))
+
+
+def as_expected(context):
+    if context is None:
+        return None
+    out = {"journeyId": context.journey_id}
+    if context.entity is not None:
+        out["entity"] = {"type": context.entity[0], "id": context.entity[1]}
+    return out
+
+
+@pytest.mark.parametrize("case", PEER_VECTORS["http"], ids=[case["name"] for case in PEER_VECTORS["http"]])
+def test_peer_vectors_http(case):
+    assert as_expected(jtrace.extract_http_context(case["headers"])) == case["expected"]
+
+
+@pytest.mark.parametrize("case", PEER_VECTORS["messageAttributes"], ids=[case["name"] for case in PEER_VECTORS["messageAttributes"]])
+def test_peer_vectors_message_attributes(case):
+    assert as_expected(jtrace.extract_message_context(case["attributes"])) == case["expected"]
+
+
+@pytest.mark.parametrize("case", PEER_VECTORS["envelopes"], ids=[case["name"] for case in PEER_VECTORS["envelopes"]])
+def test_peer_vectors_envelopes(case):
+    context, payload = jtrace.unwrap_message(case["message"])
+    assert as_expected(context) == case["expected"] and payload == case["payload"]

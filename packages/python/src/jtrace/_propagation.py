@@ -4,7 +4,7 @@ envelope inside a JSON message. Only the journey id, the entity and the sending 
 
 The peer protocol's carriers (``x-wayscribe-*`` headers and the ``_wayscribe`` envelope) are read
 too, so a service on jtrace joins journeys started by services still on the peer SDK; they are
-written only when asked (``peer_headers=True``).
+written only when asked (``peer=True``, or the recorder's ``peer_propagation``).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ JOURNEY_HEADER = "x-jtrace-journey-id"
 ENTITY_HEADER = "x-jtrace-entity"
 PARENT_HEADER = "x-jtrace-parent-event-id"
 ENVELOPE_KEY = "jtrace"
-PEER_JOURNEY_HEADER = "x-wayscribe-journey-id"
-PEER_ENTITY_TYPE_HEADER = "x-wayscribe-entity-type"
-PEER_ENTITY_ID_HEADER = "x-wayscribe-entity-id"
-PEER_ENVELOPE_KEY = "_wayscribe"
-# The peer's carrier values: unencoded, 1-256 characters of this set, journey ids starting `jrn_`.
-_PEER_VALUE = re.compile("[A-Za-z0-9_.:@=+-]{1,256}\\Z")
+PEER_JOURNEY_HEADER = P.PEER_HEADERS["journeyId"]
+PEER_ENTITY_TYPE_HEADER = P.PEER_HEADERS["entityType"]
+PEER_ENTITY_ID_HEADER = P.PEER_HEADERS["entityId"]
+PEER_ENVELOPE_KEY = P.PEER_ENVELOPE_KEY
+# The peer's carrier values (src/protocol/peer-propagation.ts): unencoded, of one character set.
+_PEER_VALUE = re.compile(P.PEER_VALUE_PATTERN[0])
 
 T = TypeVar("T")
 
@@ -55,22 +55,24 @@ def _fits(text: str, maximum: int, nul_allowed: bool) -> bool:
     return text != "" and len(text) <= maximum and is_well_formed(text) and (nul_allowed or "\x00" not in text)
 
 
-def context_fields(context: JourneyContext, peer: bool = False) -> Dict[str, str]:
+def context_fields(context: JourneyContext, peer: bool = False, peer_names: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     fields: Dict[str, str] = {JOURNEY_HEADER: _quote(context.journey_id)}
     if context.entity is not None:
         fields[ENTITY_HEADER] = f"{_quote(context.entity[0])};{_quote(context.entity[1])}"
     if context.parent_event_id:
         fields[PARENT_HEADER] = _quote(context.parent_event_id)
+    names = peer_names or P.PEER_HEADERS
     if peer and _peer_ok(context.journey_id, True):
-        fields[PEER_JOURNEY_HEADER] = context.journey_id
+        # Only what the peer would read goes; anything else is left out, never altered.
+        fields[names["journeyId"]] = context.journey_id
         if context.entity is not None and all(_peer_ok(part, False) for part in context.entity):
-            fields[PEER_ENTITY_TYPE_HEADER] = context.entity[0]
-            fields[PEER_ENTITY_ID_HEADER] = context.entity[1]
+            fields[names["entityType"]] = context.entity[0]
+            fields[names["entityId"]] = context.entity[1]
     return fields
 
 
 def _peer_ok(value: Any, journey: bool) -> bool:
-    return isinstance(value, str) and _PEER_VALUE.match(value) is not None and (not journey or value.startswith("jrn_"))
+    return isinstance(value, str) and _PEER_VALUE.match(value) is not None and (not journey or value.startswith(P.PEER_JOURNEY_PREFIX))
 
 
 def _text(value: Any) -> Optional[str]:
@@ -80,8 +82,10 @@ def _text(value: Any) -> Optional[str]:
         return value
     if isinstance(value, (list, tuple)) and value:
         return _text(value[0])
-    if isinstance(value, dict) and isinstance(value.get("StringValue"), str):
-        return value["StringValue"]  # an SQS message attribute: {"DataType": "String", "StringValue": ...}
+    if isinstance(value, dict):
+        # An SQS or SNS attribute {"DataType", "StringValue"}, or a Lambda SQS event's {"stringValue"}.
+        text = value.get("StringValue", value.get("stringValue"))
+        return text if isinstance(text, str) else None
     return None
 
 
@@ -110,18 +114,35 @@ def _header_pairs(source: Any) -> Iterable[Tuple[str, Any]]:
 
 
 def _read(source: Any, names: Tuple[str, ...]) -> Dict[str, str]:
+    """Header values by lower-case name: the first of a list, and the part before a comma (a
+    header sent twice reads "a, b"), without the spaces and tabs HTTP allows around it."""
     found: Dict[str, str] = {}
     for name, value in _header_pairs(source):
         if name in names and name not in found:
             text = _text(value)
             if text is not None:
-                # A header sent twice reads "a, b"; encoded values hold no comma.
-                found[name] = text.split(",")[0].strip()
+                found[name] = text.split(",")[0].strip(" \t")
     return found
 
 
+def _read_attributes(source: Any, names: Tuple[str, ...]) -> Dict[str, str]:
+    """Peer queue attributes: names compared with case, values taken whole."""
+    found: Dict[str, str] = {}
+    if isinstance(source, dict):
+        for name in names:
+            text = _text(source.get(name)) if name in source else None
+            if text is not None:
+                found[name] = text
+    return found
+
+
+def _trim(text: Optional[str]) -> Optional[str]:
+    # jtrace's own values are URI-encoded: surrounding white space of any kind is not theirs.
+    return text.strip() if text is not None else None
+
+
 def _own_context(found: Dict[str, str]) -> Optional[JourneyContext]:
-    journey_text, entity_text = found.get(JOURNEY_HEADER), found.get(ENTITY_HEADER)
+    journey_text, entity_text = (_trim(found.get(name)) for name in (JOURNEY_HEADER, ENTITY_HEADER))
     if journey_text is None or entity_text is None:
         return None
     journey_id = _unquote(journey_text)
@@ -133,7 +154,7 @@ def _own_context(found: Dict[str, str]) -> Optional[JourneyContext]:
     kind, ident = _unquote(parts[0]), _unquote(parts[1])
     if kind is None or ident is None or not _fits(kind, P.ENTITY_FIELD_MAX["type"], False) or not _fits(ident, P.ENTITY_FIELD_MAX["id"], True):
         return None
-    parent_text = found.get(PARENT_HEADER)
+    parent_text = _trim(found.get(PARENT_HEADER))
     parent = _unquote(parent_text) if parent_text is not None else None
     if parent is not None and not _fits(parent, P.EVENT_FIELD_MAX["parentEventId"], False):
         parent = None
@@ -143,7 +164,8 @@ def _own_context(found: Dict[str, str]) -> Optional[JourneyContext]:
 def _peer_context(journey_id: Any, kind: Any, ident: Any) -> Optional[JourneyContext]:
     if not _peer_ok(journey_id, True) or len(journey_id) > P.EVENT_FIELD_MAX["journeyId"]:
         return None
-    entity = (kind, ident) if _peer_ok(kind, False) and _peer_ok(ident, False) and len(kind) <= P.ENTITY_FIELD_MAX["type"] else None
+    usable = _peer_ok(kind, False) and _peer_ok(ident, False)
+    entity = (kind, ident) if usable and len(kind) <= P.ENTITY_FIELD_MAX["type"] and len(ident) <= P.ENTITY_FIELD_MAX["id"] else None
     return JourneyContext(journey_id, entity)
 
 
@@ -162,10 +184,17 @@ def extract_http_context(headers: Any) -> Optional[JourneyContext]:
         return None
 
 
-def inject_http_headers(headers: T, journey: Any, *, peer_headers: bool = False) -> T:
-    """Adds the journey's headers to a dict, or (name, value) pairs to an ASGI-style list; returns it."""
+def _wants_peer(journey: Any, peer: Optional[bool]) -> bool:
+    if isinstance(peer, bool):
+        return peer
+    return getattr(getattr(journey, "_sink", None), "peer_propagation", False) is True
+
+
+def inject_http_headers(headers: T, journey: Any, *, peer: Optional[bool] = None) -> T:
+    """Adds the journey's headers to a dict, or (name, value) pairs to an ASGI-style list; returns it.
+    With ``peer=True`` (or the recorder's ``peer_propagation``) the peer protocol's headers go too."""
     try:
-        fields = context_fields(journey.context(), peer_headers)
+        fields = context_fields(journey.context(), _wants_peer(journey, peer))
         if isinstance(headers, list):
             as_bytes = any(isinstance(pair, (list, tuple)) and pair and isinstance(pair[0], bytes) for pair in headers)
             for name, value in fields.items():
@@ -178,22 +207,34 @@ def inject_http_headers(headers: T, journey: Any, *, peer_headers: bool = False)
     return headers
 
 
-def inject_message_attributes(attributes: T, journey: Any, *, peer_headers: bool = False) -> T:
-    return inject_http_headers(attributes, journey, peer_headers=peer_headers)
+def inject_message_attributes(attributes: T, journey: Any, *, peer: Optional[bool] = None, sqs: bool = False) -> T:
+    """The same names as the headers, as string values, or with ``sqs=True`` as SQS attribute
+    values ``{"DataType": "String", "StringValue": ...}``; the peer's are its attribute names."""
+    try:
+        fields = context_fields(journey.context(), _wants_peer(journey, peer), P.PEER_ATTRIBUTES)
+        if hasattr(attributes, "__setitem__"):
+            for name, value in fields.items():
+                attributes[name] = {"DataType": "String", "StringValue": value} if sqs else value  # type: ignore[index]
+    except Exception:
+        pass
+    return attributes
 
 
-_PEER_ATTRIBUTES = ("wayscribejourneyid", "wayscribeentitytype", "wayscribeentityid")
+_PEER_ATTRIBUTE_NAMES = tuple(P.PEER_ATTRIBUTES[field] for field in ("journeyId", "entityType", "entityId"))
 
 
 def extract_message_context(attributes: Any) -> Optional[JourneyContext]:
     """The journey in queue message attributes (SQS, Pub/Sub, AMQP or Kafka headers as a dict):
-    jtrace's names, else the peer's (``wayscribeJourneyId``, ``wayscribeEntityType``, ``wayscribeEntityId``)."""
-    context = extract_http_context(attributes)
-    if context is not None:
-        return context
+    jtrace's names first, then the peer's attribute names, then the peer's header names."""
     try:
-        found = _read(attributes, _PEER_ATTRIBUTES)
-        return _peer_context(*(found.get(name) for name in _PEER_ATTRIBUTES))
+        found = _read(attributes, _ALL)
+        context = _own_context(found)
+        if context is None:
+            peer = _read_attributes(attributes, _PEER_ATTRIBUTE_NAMES)
+            context = _peer_context(*(peer.get(name) for name in _PEER_ATTRIBUTE_NAMES))
+        if context is None:
+            context = _peer_context(found.get(PEER_JOURNEY_HEADER), found.get(PEER_ENTITY_TYPE_HEADER), found.get(PEER_ENTITY_ID_HEADER))
+        return context
     except Exception:
         return None
 
@@ -214,12 +255,12 @@ def unwrap_message(message: Any) -> Tuple[Optional[JourneyContext], Any]:
             if ENVELOPE_KEY in message and "payload" in message:
                 fields = message[ENVELOPE_KEY]
                 return (extract_http_context(fields) if isinstance(fields, dict) else None), message["payload"]
-            if PEER_ENVELOPE_KEY in message and "data" in message:
-                carried = message[PEER_ENVELOPE_KEY]
-                context = None
-                if isinstance(carried, dict):
-                    context = _peer_context(carried.get("journeyId"), carried.get("entityType"), carried.get("entityId"))
-                return context, message["data"]
+            carried = message.get(PEER_ENVELOPE_KEY)
+            if isinstance(carried, dict):
+                # The peer's envelope: its payload is `data`, with or without a usable journey.
+                names = P.PEER_ENVELOPE_FIELDS
+                context = _peer_context(carried.get(names["journeyId"]), carried.get(names["entityType"]), carried.get(names["entityId"]))
+                return context, message.get(P.PEER_ENVELOPE_DATA_KEY)
     except Exception:
         pass
     return None, message

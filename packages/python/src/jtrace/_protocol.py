@@ -42,3 +42,11 @@ KEY_QUALIFIERS = frozenset(("access", "account", "api", "auth", "client", "encry
 PUBLIC_TOKEN_QUALIFIERS = frozenset(("continuation", "csrf", "cursor", "next", "page", "pagination", "paging", "prev", "previous", "resume", "resumption", "xsrf"))
 MAX_NAME_LENGTH = 128
 VALUE_END = frozenset(("\t", "\n", "\r", " ", "\"", "&", "'", ")", ",", ";", "<", ">", "]", "}"))
+
+PEER_HEADERS = {"journeyId": "x-wayscribe-journey-id", "entityType": "x-wayscribe-entity-type", "entityId": "x-wayscribe-entity-id"}
+PEER_ATTRIBUTES = {"journeyId": "wayscribeJourneyId", "entityType": "wayscribeEntityType", "entityId": "wayscribeEntityId"}
+PEER_ENVELOPE_KEY = "_wayscribe"
+PEER_ENVELOPE_DATA_KEY = "data"
+PEER_ENVELOPE_FIELDS = {"journeyId": "journeyId", "entityType": "entityType", "entityId": "entityId"}
+PEER_VALUE_PATTERN = ("^[A-Za-z0-9_.:@=+-]{1,256}\\Z", False)
+PEER_JOURNEY_PREFIX = "jrn_"

@@ -85,8 +85,10 @@ class Recorder:
                  max_event_bytes: Optional[int] = None, redaction_paths: Sequence[str] = (),
                  capture_stack: bool = False, journey_id_secret: Optional[str] = None,
                  deployment: Optional[Dict[str, str]] = None, on_diagnostic: Optional[Callable[[Diagnostic], Any]] = None,
-                 atexit_timeout: float = 2.0) -> None:
+                 atexit_timeout: float = 2.0, peer_propagation: bool = False) -> None:
         self._report = _reporter(on_diagnostic)
+        # Read by inject_http_headers / inject_message_attributes: write the peer's carriers too.
+        self.peer_propagation = peer_propagation is True
         self._counters = empty_counters()
         self._lock = threading.Lock()
         fatal: List[str] = []
@@ -168,9 +170,9 @@ class Recorder:
         ``entity`` when no context arrived; a journey that records nothing without either."""
         try:
             if isinstance(context, JourneyContext):
-                ent = context.entity if context.entity is not None else (_entity(entity) if entity is not None else None)
-                if ent is not None:
-                    return Journey(self, context.journey_id, ent, label, parent_event_id=context.parent_event_id)
+                # A context's own entity wins; a peer context may carry none (docs/sdk.md, "Mixed fleets").
+                ent = context.entity if context.entity is not None else _entity(entity)
+                return Journey(self, context.journey_id, ent, label, parent_event_id=context.parent_event_id)
             elif isinstance(journey_id, str) and journey_id:
                 return Journey(self, journey_id, _entity(entity), label)
             if entity is not None and context is None:
