@@ -3,7 +3,6 @@ host's exceptions; hostile host values; asyncio without blocking the loop; journ
 
 import asyncio
 import threading
-import time
 
 import pytest
 
@@ -167,11 +166,10 @@ def test_asyncio_wrappers_do_not_block_the_loop(receiver):
             task = asyncio.ensure_future(ticker())
             assert await recorder.aflush(timeout=5) is True
             task.cancel()
+            assert ticks > 0  # the loop kept running while the flush waited
             return recorder
 
-    started = time.perf_counter()
     recorder = asyncio.run(main())
-    assert time.perf_counter() - started < 10
     assert [e["name"] for e in receiver.events()] == ["fetch", "shape", "save"]
     assert recorder.counters()["sent"] == 3
 
