@@ -20,7 +20,9 @@ def extracted(headers):
     context = extract_http_context(headers)
     if context is None:
         return None
-    out = {"journeyId": context.journey_id, "entity": {"type": context.entity[0], "id": context.entity[1]}}
+    out = {"journeyId": context.journey_id}
+    if context.entity is not None:
+        out["entity"] = {"type": context.entity[0], "id": context.entity[1]}
     if context.parent_event_id is not None:
         out["parentEventId"] = context.parent_event_id
     return out

@@ -299,3 +299,17 @@ def test_a_diagnostic_callback_may_read_counters_and_record():
     assert recorder.shutdown(timeout=0.5) is False
     counters = recorder.counters()
     assert seen and counters["recorded"] >= 2 and settled(counters)
+
+
+def test_the_queue_is_bounded_by_bytes_too():
+    recorder, diagnostics = recorder_for(f"http://127.0.0.1:{free_port()}", max_queue_bytes=1024 * 1024,
+                                         breaker_threshold=1, breaker_cooldown=60)
+    journey = recorder.start_journey({"type": "order", "id": "big"})
+    for index in range(12):
+        # About 200 KB of envelope each: six of them fill the 1 MiB the queue may hold.
+        journey.record("received", f"big-{index}", input={"a": "x" * 60_000, "b": "y" * 60_000, "c": "z" * 60_000})
+    counters = recorder.counters()
+    assert counters["queued"] + counters["in_flight"] <= 6
+    assert counters["dropped_by_cause"]["queue_full"] >= 6
+    recorder.shutdown(timeout=0.1)
+    assert settled(recorder.counters())

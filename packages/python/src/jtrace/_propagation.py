@@ -43,7 +43,13 @@ def _quote(text: str) -> str:
     return urllib.parse.quote(text, safe="-_.!~*'()")
 
 
+_BAD_ESCAPE = re.compile("%(?![0-9A-Fa-f]{2})")
+
+
 def _unquote(text: str) -> Optional[str]:
+    # decodeURIComponent's verdicts: a stray `%` or bytes that are not UTF-8 make the value unusable.
+    if _BAD_ESCAPE.search(text):
+        return None
     try:
         value = urllib.parse.unquote(text, errors="strict")
     except (UnicodeDecodeError, ValueError):
