@@ -196,7 +196,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
   };
   registerApiRoutes(app, auth);
-  await registerWebInterface(app, { auth, keyring: deps.keyring, replay, webRoot: deps.webRoot ?? null, registerApiRoutes });
+  await registerWebInterface(app, {
+    auth,
+    keyring: deps.keyring,
+    replay,
+    webRoot: deps.webRoot ?? null,
+    registerApiRoutes,
+    // Without DATABASE_URL the entry point runs the embedded database: a laptop, not a deployment.
+    origins: { publicOrigin: deps.config.publicOrigin, embedded: deps.config.databaseUrl === null },
+  });
 
   return app;
 }

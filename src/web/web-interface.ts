@@ -11,7 +11,7 @@ import type { ReplayDeps } from '../replay/replays.ts';
 import { registerInterfaceDataRoutes } from './data-routes.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { pageContract, registerPages } from './pages.ts';
-import { isSameOrigin } from './request-origin.ts';
+import { isAllowedOrigin, type OriginPolicy } from './request-origin.ts';
 import { readSession, registerSessionRoutes, type SessionDeps } from './session.ts';
 import { deriveSessionKey } from './session-token.ts';
 
@@ -23,6 +23,8 @@ export interface WebInterfaceDeps {
   replay: ReplayDeps;
   /** Registers the API's route registrations on a scope with the given credential context. */
   registerApiRoutes: (scope: FastifyInstance, auth: AuthContext) => void;
+  /** PUBLIC_URL's origin (null when unset) and whether the database is embedded. */
+  origins: Omit<OriginPolicy, 'trustedProxyCount'>;
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -114,9 +116,10 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
   const sessionDeps: SessionDeps = { auth, key: deriveSessionKey(auth.adminToken) };
 
   // Cross-site requests cannot sign in, sign out or change anything, even with the cookie.
+  const policy: OriginPolicy = { ...deps.origins, trustedProxyCount: auth.trustedProxyCount };
   api.addHook('onRequest', async (request) => {
-    if (STATE_CHANGING.has(request.method) && !isSameOrigin(request, auth.trustedProxyCount)) {
-      throw new AppError('forbidden_origin', 'The request must come from the interface itself (Origin header).');
+    if (STATE_CHANGING.has(request.method) && !isAllowedOrigin(request, policy)) {
+      throw new AppError('forbidden_origin', 'The request must come from the interface at its public address (Origin header; see PUBLIC_URL).');
     }
   });
 
