@@ -312,6 +312,28 @@ describe('slow readers', () => {
     }
   });
 
+  it('a client that reads slowly but steadily gets the whole answer, though it takes longer than the write timeout', async () => {
+    const started = performance.now();
+    const { received, closed } = await new Promise<{ received: number; closed: boolean }>((resolve) => {
+      let received = 0;
+      let timer: NodeJS.Timeout | undefined;
+      const socket = net.connect(slowPort, '127.0.0.1', () => {
+        socket.pause();
+        socket.write(requests(ASSET, 1));
+        // Takes what is buffered every 50 ms: a few tens of KB at a time.
+        timer = setInterval(() => {
+          for (let chunk = socket.read(); chunk !== null; chunk = socket.read()) received += (chunk as Buffer).length;
+          if (received > 2_097_152) (clearInterval(timer), socket.destroy(), resolve({ received, closed: false }));
+        }, 50);
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => (clearInterval(timer), resolve({ received, closed: true })));
+    });
+    expect(closed).toBe(false);
+    expect(received).toBeGreaterThan(2_097_152);
+    expect((performance.now() - started) / WRITE_TIMEOUT_MS).toBeGreaterThan(1);
+  });
+
   it(`${MAX_PIPELINED_REQUESTS} pipelined requests are all answered; more close the connection at once`, async () => {
     /** Pipelines `count` requests for /health and reads until `count` answers or the close. */
     const pipeline = (count: number) =>
