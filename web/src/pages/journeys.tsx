@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { query, request, type Activity, type JourneySummary, type Page, type Project } from '../api.ts';
 import { ActivityChart } from '../components/activity-chart.tsx';
 import { Command, EmptyState, ErrorMessage, Loading } from '../components/common.tsx';
@@ -12,7 +12,12 @@ const PAGE_SIZE = 50;
 
 export function JourneysPage({ project, params }: { project: Project; params: URLSearchParams }) {
   const key = params.toString();
-  const [filters, setFilters] = useState<ListFilters>(() => filtersFromParams(params));
+  // Derived from the URL during render, so the form mounted for this URL shows its values
+  // (state set in an effect would reach the form one render late and keep the previous ones).
+  const filters = useMemo(() => filtersFromParams(new URLSearchParams(key)), [key]);
+  // "Custom…" shows From and To and waits for Apply; the other windows apply at once.
+  const [windowChoice, setWindowChoice] = useState(filters.window);
+  useEffect(() => setWindowChoice(filters.window), [filters.window, key]);
   const [page, setPage] = useState<Page<JourneySummary> | null>(null);
   const [activity, setActivity] = useState<Activity | null>(null);
   const [everSent, setEverSent] = useState<boolean | null>(null);
@@ -20,8 +25,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
   const base = `/projects/${project.id}/journeys`;
 
   useEffect(() => {
-    const current = filtersFromParams(new URLSearchParams(key));
-    setFilters(current);
+    const current = filters;
     setPage(null);
     setError(null);
     document.title = showBidiControls(`${current.status === 'failed' ? 'Failures' : 'Journeys'} · ${project.name} · jtrace`);
@@ -29,7 +33,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
     const options = { projectId: project.id };
     request<Page<JourneySummary>>('/v1/journeys' + query({ ...apiParams(current), limit: PAGE_SIZE, cursor }), options).then(setPage, setError);
     request<Activity>('/v1/journeys/activity' + query({ ...apiParams(current), buckets: 60 }), options).then(setActivity, setError);
-  }, [key, project.id, project.name]);
+  }, [filters, project.id, project.name]);
 
   // Tell "nothing in this window" from "nothing ever sent", to show the right commands.
   useEffect(() => {
@@ -48,10 +52,15 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
     const form = new FormData(event.currentTarget);
     const text = (name: string) => String(form.get(name) ?? '').trim() || null;
     const window = text('window') ?? 'day';
-    const localIso = (name: string) => (text(name) ? new Date(text(name)!).toISOString() : null);
+    const localIso = (name: string) => {
+      const value = text(name);
+      const time = value ? new Date(value).getTime() : Number.NaN;
+      return Number.isNaN(time) ? null : new Date(time).toISOString();
+    };
     go({
       window,
-      since: window === 'custom' ? localIso('since') : null,
+      // A custom window without a From keeps the start shown until now.
+      since: window === 'custom' ? (localIso('since') ?? filters.since) : null,
       until: window === 'custom' ? localIso('until') : null,
       status: text('status'),
       environment: text('environment'),
@@ -73,7 +82,15 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
       <form className="filters" onSubmit={apply} key={key} aria-label="Journey filters">
         <label>
           Window
-          <select name="window" defaultValue={filters.window} onChange={(event) => event.currentTarget.form?.requestSubmit()}>
+          <select
+            name="window"
+            defaultValue={filters.window}
+            onChange={(event) => {
+              const choice = event.currentTarget.value as ListFilters['window'];
+              setWindowChoice(choice);
+              if (choice !== 'custom') event.currentTarget.form?.requestSubmit();
+            }}
+          >
             <option value="hour">Last hour</option>
             <option value="day">Last day</option>
             <option value="week">Last week</option>
@@ -81,7 +98,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
             <option value="custom">Custom…</option>
           </select>
         </label>
-        {filters.window === 'custom' ? (
+        {windowChoice === 'custom' ? (
           <>
             <label>
               From
