@@ -6,7 +6,7 @@ import { UserText } from './user-text.tsx';
 
 export function JourneyTable({ projectId, items, caption }: { projectId: string; items: JourneySummary[]; caption: string }) {
   return (
-    <table className="journeys">
+    <table className="journeys stack">
       <caption>{caption}</caption>
       <thead>
         <tr>
@@ -34,11 +34,11 @@ export function JourneyTable({ projectId, items, caption }: { projectId: string;
                 ))}
               </div>
             </td>
-            <td>
+            <td data-label="Status">
               <StatusBadge status={journey.status} />
             </td>
-            <td className="num">{journey.eventCount}</td>
-            <td>
+            <td className="num" data-label="Events">{journey.eventCount}</td>
+            <td data-label="Step">
               {journey.failedStep ? (
                 <span className="failed-step">
                   failed at <UserText text={journey.failedStep} />
@@ -49,12 +49,12 @@ export function JourneyTable({ projectId, items, caption }: { projectId: string;
                 '—'
               )}
             </td>
-            <td>
+            <td data-label="Last activity">
               <time dateTime={journey.lastEventAt} title={formatTime(journey.lastEventAt)}>
                 {formatAgo(journey.lastEventAt)}
               </time>
             </td>
-            <td>
+            <td data-label="Environment">
               <UserText text={journey.environment} />
             </td>
           </tr>

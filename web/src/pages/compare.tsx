@@ -124,7 +124,7 @@ function Comparison({ project, a, b }: { project: Project; a: string; b: string 
       {data.diffRowsTruncated ? (
         <p className="muted">The differences are too many to list them all: later steps show their first changes only. Open a step in its journey for its whole diff.</p>
       ) : null}
-      <table className="comparison">
+      <table className="comparison stack">
         <caption className="visually-hidden">The two timelines step by step; differing steps are marked.</caption>
         <thead>
           <tr>
@@ -136,13 +136,13 @@ function Comparison({ project, a, b }: { project: Project; a: string; b: string 
         <tbody>
           {data.pairs.map((pair, index) => (
             <tr key={index} id={index === data.firstDifference ? 'first-difference' : undefined} className={pair.differs ? `pair differs pair-${pair.status}` : `pair pair-${pair.status}`}>
-              <td>
+              <td data-label="A">
                 <Step step={pair.a} />
               </td>
-              <td>
+              <td data-label="B">
                 <Step step={pair.b} />
               </td>
-              <td>
+              <td data-label="Difference">
                 <PairDifference pair={pair} />
               </td>
             </tr>

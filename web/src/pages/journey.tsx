@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { request, type EventRow, type JourneyDetail, type Page, type Project } from '../api.ts';
+import { ApiError, request, type EventRow, type JourneyDetail, type Page, type Project } from '../api.ts';
 import { ErrorMessage, Loading, StatusBadge } from '../components/common.tsx';
 import { EventDetailPanel } from '../components/event-detail.tsx';
 import { FieldTrail, TransitLossMarker, transitLossesByEvent, useJourneyChanges, WhatChanged } from '../components/forensics.tsx';
@@ -9,6 +9,7 @@ import { entityIdText, formatTime, journeyTitle } from '../lib/format.ts';
 import { displayOrder, groupRetries, timelineEntries } from '../lib/timeline.ts';
 import { Link, navigate, withParams } from '../router.tsx';
 import { DeleteJourney } from './delete-journey.tsx';
+import { NotFound } from './not-found.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 import { useKeyboardMoves } from './keyboard.ts';
@@ -126,6 +127,9 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
     [losses, followTo],
   );
 
+  if (error instanceof ApiError && error.status === 404) {
+    return <NotFound title="Journey not found" reason="No journey has this id in this project: it was deleted, erased, or never existed." projectId={project.id} />;
+  }
   if (error) return <ErrorMessage error={error} />;
   if (!journey) return <Loading what="the journey" />;
   const title = journeyTitle(journey);
