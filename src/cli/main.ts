@@ -1,8 +1,6 @@
 import { createCliContext } from './context.ts';
 import { runCli } from './run.ts';
+import { processIo } from './stdio.ts';
 
-const context = createCliContext(process.env, {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-});
+const context = createCliContext(process.env, processIo());
 process.exitCode = await runCli(process.argv.slice(2), context);
