@@ -9,7 +9,8 @@ const STATUSES = ['completed', 'active', 'failed'] as const;
 export function ActivityChart({ activity }: { activity: Activity }) {
   const buckets = activity.buckets;
   const totals = buckets.map((b) => b.active + b.completed + b.failed);
-  const max = Math.max(1, ...totals);
+  const most = Math.max(0, ...totals);
+  const max = Math.max(1, most);
   const barWidth = WIDTH / Math.max(1, buckets.length);
   const sum = (status: (typeof STATUSES)[number]) => buckets.reduce((total, b) => total + b[status], 0);
   const summary = `Journeys from ${formatTime(activity.since)} to ${formatTime(activity.until)}: ${sum('completed')} completed, ${sum('active')} active, ${sum('failed')} failed.`;
@@ -38,7 +39,9 @@ export function ActivityChart({ activity }: { activity: Activity }) {
             <span className={`swatch swatch-${status}`} aria-hidden="true" /> {status} {sum(status)}
           </span>
         ))}
-        <span className="legend muted">one bar per {Math.round(activity.bucketSeconds / 60) || 1} min · most {max} in a bar</span>
+        <span className="legend muted">
+          one bar per {Math.round(activity.bucketSeconds / 60) || 1} min · {most === 0 ? 'no journey in this window' : `most ${most} in a bar`}
+        </span>
       </figcaption>
     </figure>
   );

@@ -6,6 +6,7 @@ import { ErrorMessage, Loading } from './common.tsx';
 import { DiffTable, type FollowHandler } from './diff-table.tsx';
 import { ReplayPanel } from './replay-panel.tsx';
 import { UserText } from './user-text.tsx';
+import { AliasValue } from './alias-value.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 
 function Json({ title, value }: { title: string; value: unknown }) {
@@ -91,7 +92,7 @@ export function EventDetailPanel({ project, eventId, onFollow }: { project: Proj
             {event.aliases.map((alias, index) => (
               <span key={index}>
                 {index > 0 ? ' · ' : null}
-                <UserText text={alias.type} />: <UserText text={alias.displayValue ?? '(unreadable)'} />
+                <UserText text={alias.type} />: <AliasValue alias={alias} />
               </span>
             ))}
           </Fact>

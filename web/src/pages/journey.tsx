@@ -11,6 +11,7 @@ import { Link, navigate, withParams } from '../router.tsx';
 import { DeleteJourney } from './delete-journey.tsx';
 import { NotFound } from './not-found.tsx';
 import { UserText } from '../components/user-text.tsx';
+import { AliasValue } from '../components/alias-value.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 import { useKeyboardMoves } from './keyboard.ts';
 
@@ -167,7 +168,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
           Also known as:{' '}
           {journey.aliases.map((alias) => (
             <span key={alias.type} className="alias-chip">
-              <UserText text={alias.type} />: <UserText text={alias.displayValue ?? '(unreadable)'} />
+              <UserText text={alias.type} />: <AliasValue alias={alias} />
             </span>
           ))}
         </p>
