@@ -5,6 +5,7 @@ import { Command, EmptyState, ErrorMessage, Loading } from '../components/common
 import { JourneyTable } from '../components/journey-table.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
+import { SORTS, sortFromParam, sortJourneys } from '../lib/journey-sort.ts';
 import { navigate, withParams } from '../router.tsx';
 import { apiParams, filtersFromParams, hasNarrowingFilter, localInputValue, type ListFilters } from './journeys-filters.ts';
 
@@ -71,6 +72,10 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
   };
 
   const failuresOnly = filters.status === 'failed';
+  const sort = sortFromParam(params.get('sort'));
+  // The chart counts every journey the list would show with the same filters: an exact total.
+  const total = activity ? activity.buckets.reduce((sum, b) => sum + b.active + b.completed + b.failed, 0) : null;
+  const onePage = page !== null && page.nextCursor === null && !params.has('cursor');
   return (
     <>
       <div className="page-heading">
@@ -151,7 +156,20 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
       {page && page.items.length === 0 ? <EmptyList project={project} filters={filters} everSent={everSent} /> : null}
       {page && page.items.length > 0 ? (
         <>
-          <JourneyTable projectId={project.id} items={page.items} caption={`${failuresOnly ? 'Failed journeys' : 'Journeys'}, most recent activity first`} />
+          {total !== null ? (
+            <p className="list-total">
+              {total === 1 ? '1 journey matches' : `${total} journeys match`}
+              {total > page.items.length ? `; ${page.items.length} on this page` : ''}.
+              {sort !== 'last' && !onePage ? ` Sorted by ${SORTS[sort].toLowerCase()} within this page.` : ''}
+            </p>
+          ) : null}
+          <JourneyTable
+            projectId={project.id}
+            items={sortJourneys(page.items, sort)}
+            caption={`${failuresOnly ? 'Failed journeys' : 'Journeys'}, ${sort === 'last' ? 'most recent activity' : sort === 'start' ? 'latest start' : 'longest'} first`}
+            sort={sort}
+            onSort={(by) => navigate(base + withParams(params, { sort: by === 'last' ? null : by }), { replace: true })}
+          />
           <nav className="pager" aria-label="Pages">
             {params.has('cursor') ? (
               <button type="button" onClick={() => go({})}>
