@@ -7,6 +7,7 @@ import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 import { SORTS, sortFromParam, sortJourneys } from '../lib/journey-sort.ts';
 import { navigate, withParams } from '../router.tsx';
+import { activityStart } from '../lib/activity-zoom.ts';
 import { apiParams, filtersFromParams, hasNarrowingFilter, localInputValue, type ListFilters } from './journeys-filters.ts';
 
 const PAGE_SIZE = 50;
@@ -35,6 +36,26 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
     request<Page<JourneySummary>>('/v1/journeys' + query({ ...apiParams(current), limit: PAGE_SIZE, cursor }), options).then(setPage, setError);
     request<Activity>('/v1/journeys/activity' + query({ ...apiParams(current), buckets: 60 }), options).then(setActivity, setError);
   }, [filters, project.id, project.name]);
+
+  // Without a chosen window, the chart is drawn from where the activity starts (the list is the
+  // same: no journey is left out), so a burst in the last minutes is not one bar at the edge.
+  const [zoom, setZoom] = useState<Activity | null>(null);
+  const [wholeWindow, setWholeWindow] = useState(false);
+  useEffect(() => {
+    setZoom(null);
+    if (wholeWindow || params.has('window') || !activity || !page || params.has('cursor')) return;
+    const start = activityStart(activity, page.nextCursor === null ? page.items.map((j) => j.lastEventAt) : null);
+    if (start === null) return;
+    const controller = new AbortController();
+    request<Activity>('/v1/journeys/activity' + query({ ...apiParams(filters), since: start, until: activity.until, buckets: 60 }), { projectId: project.id, signal: controller.signal }).then(
+      setZoom,
+      (e: unknown) => {
+        if (!controller.signal.aborted) setError(e);
+      },
+    );
+    return () => controller.abort();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [activity, page, wholeWindow]);
 
   // Tell "nothing in this window" from "nothing ever sent", to show the right commands.
   useEffect(() => {
@@ -151,7 +172,20 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
       </form>
       {params.get('deleted') ? <p role="status" className="notice">The journey was deleted.</p> : null}
       <ErrorMessage error={error} />
-      {activity ? <ActivityChart activity={activity} /> : null}
+      {activity ? (
+        <ActivityChart
+          activity={zoom ?? activity}
+          onNarrow={(since, until) => go({ window: 'custom', since, until })}
+        />
+      ) : null}
+      {zoom ? (
+        <p className="muted chart-zoom">
+          The chart starts where this window’s activity does.{' '}
+          <button type="button" className="link-button" onClick={() => setWholeWindow(true)}>
+            Draw the whole window
+          </button>
+        </p>
+      ) : null}
       {!page && !error ? <Loading what="journeys" /> : null}
       {page && page.items.length === 0 ? <EmptyList project={project} filters={filters} everSent={everSent} /> : null}
       {page && page.items.length > 0 ? (
