@@ -1,6 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { request, type DiffRow, type EventDetail, type Project } from '../api.ts';
-import { formatDuration, formatJson, formatTime } from '../lib/format.ts';
+import { formatDuration, formatJson, formatPreciseTime } from '../lib/format.ts';
 import { clockSkewMs } from '../lib/timeline.ts';
 import { ErrorMessage, Loading } from './common.tsx';
 import { DiffTable, type FollowHandler } from './diff-table.tsx';
@@ -72,9 +72,9 @@ export function EventDetailPanel({ project, eventId, onFollow }: { project: Proj
         </span>
       </h2>
       <dl className="facts">
-        <Fact name="Happened">{formatTime(event.eventTimestamp)}</Fact>
+        <Fact name="Happened">{formatPreciseTime(event.eventTimestamp)}</Fact>
         <Fact name="Arrived">
-          {formatTime(event.receivedAt)}
+          {formatPreciseTime(event.receivedAt)}
           {skew !== null ? <span className="flag flag-skew">clock skew of {formatDuration(Math.abs(skew))}</span> : null}
         </Fact>
         <Fact name="Duration">{formatDuration(event.durationMs)}</Fact>

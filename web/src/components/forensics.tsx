@@ -52,7 +52,13 @@ export function useJourneyChanges(project: Project, journeyId: string, revision:
 const stepName = (step: StepRef) => `${step.service} · ${step.name}`;
 
 /** Every field the journey changed or lost, lost first, each with where it happened. */
-export function WhatChanged({ changes, onFollow, headingRef }: { changes: Forensics<JourneyChanges>; onFollow: FollowHandler; headingRef: RefObject<HTMLHeadingElement | null> }) {
+export function WhatChanged({ changes, onFollow, headingRef, eventHref }: {
+  changes: Forensics<JourneyChanges>;
+  onFollow: FollowHandler;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  /** Makes each step under Where a link that selects it. */
+  eventHref?: (eventId: string) => string;
+}) {
   const { data, error } = changes;
   return (
     <section aria-labelledby="changes-heading" className="forensics-panel">
@@ -99,7 +105,13 @@ export function WhatChanged({ changes, onFollow, headingRef }: { changes: Forens
                           in transit <UserText text={step.from.name} /> →{' '}
                         </span>
                       ) : null}
-                      <UserText text={step.name} />
+                      {eventHref ? (
+                        <Link to={eventHref(step.eventId)} replace>
+                          <UserText text={step.name} />
+                        </Link>
+                      ) : (
+                        <UserText text={step.name} />
+                      )}
                     </span>
                   ))}
                   {change.stepCount > change.steps.length ? <span className="muted"> and {change.stepCount - change.steps.length} more</span> : null}
