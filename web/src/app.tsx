@@ -12,6 +12,7 @@ import { SearchPage } from './pages/search.tsx';
 import { JourneyPage } from './pages/journey.tsx';
 import { HeaderSearch } from './pages/header-search.tsx';
 import { NotFound } from './pages/not-found.tsx';
+import { BuildFooter } from './components/build-footer.tsx';
 
 type Session = 'checking' | 'signed-in' | 'signed-out';
 
@@ -110,6 +111,7 @@ function SignedIn() {
         </button>
       </header>
       <main id="main">{page}</main>
+      <BuildFooter />
     </>
   );
 }

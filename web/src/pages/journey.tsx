@@ -7,6 +7,7 @@ import { Timeline } from '../components/timeline.tsx';
 import { Waterfall } from '../components/waterfall.tsx';
 import { entityIdText, formatPreciseTime, journeyTitle } from '../lib/format.ts';
 import { TimeZoneToggle } from '../components/time-zone-toggle.tsx';
+import { DownloadJourney } from '../components/download-journey.tsx';
 import { useTimeZone } from '../lib/time-zone.ts';
 import { displayOrder, groupRetries, timelineEntries } from '../lib/timeline.ts';
 import { Link, navigate, withParams } from '../router.tsx';
@@ -163,6 +164,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
           <Link to={`/projects/${project.id}/compare` + withParams(new URLSearchParams(), { a: journeyId })} className="button-link">
             Compare
           </Link>
+          <DownloadJourney projectId={project.id} journeyId={journeyId} />
           <DeleteJourney project={project} journey={journey} title={title} />
         </div>
       </div>
