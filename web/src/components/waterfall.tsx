@@ -21,14 +21,29 @@ export function Waterfall({ events, selectedId, onSelect, lost }: { events: Even
   const span = Math.max(1, t1 - t0);
   const plot = WIDTH - LABEL - 10;
   const height = services.length * LANE + 24;
-  const labelled = events.length <= LABELLED_MAX;
-  // Where each lane's last name ends: a name that would overlap it is left to the bar's tooltip.
-  const labelEnds = new Map<string, number>();
-  const placeLabel = (lane: string, from: number, to: number) => {
-    if (from < (labelEnds.get(lane) ?? -Infinity)) return false;
-    labelEnds.set(lane, to + 6);
-    return true;
-  };
+  const bars = events.map((event, index) => ({
+    event,
+    x: LABEL + ((starts[index]! - t0) / span) * plot,
+    width: Math.max(MIN_BAR, ((event.durationMs ?? 0) / span) * plot),
+    lane: services.indexOf(event.service),
+    lostHere: lost?.get(event.id),
+  }));
+  // A bar's name goes to its right, else to its left, where it covers no bar and no other name of
+  // its lane; else it is left to the bar's tooltip. Up to LABELLED_MAX events only.
+  const taken = new Map<number, [number, number][]>();
+  for (const bar of bars) taken.set(bar.lane, [...(taken.get(bar.lane) ?? []), [bar.x - 1, bar.x + bar.width + 1]]);
+  const labels = events.length > LABELLED_MAX ? [] : bars.flatMap((bar) => {
+    const text = showBidiControls(barLabel(bar.event.name)) + (bar.lostHere ? ' · lost' : '');
+    const textWidth = Array.from(text).length * 6.5;
+    const spans = taken.get(bar.lane)!;
+    const free = (from: number, to: number) => from >= LABEL && to <= WIDTH - 4 && spans.every(([a, b]) => to <= a || from >= b);
+    const right: [number, number] = [bar.x + bar.width + 4, bar.x + bar.width + 4 + textWidth];
+    const left: [number, number] = [bar.x - 4 - textWidth, bar.x - 4];
+    const place = free(...right) ? right : free(...left) ? left : null;
+    if (!place) return [];
+    spans.push(place);
+    return [{ bar, text, start: place === right }];
+  });
   return (
     <figure className="waterfall">
       <svg
@@ -44,30 +59,25 @@ export function Waterfall({ events, selectedId, onSelect, lost }: { events: Even
             </text>
           </g>
         ))}
-        {events.map((event, index) => {
-          const x = LABEL + ((starts[index]! - t0) / span) * plot;
-          const width = Math.max(MIN_BAR, ((event.durationMs ?? 0) / span) * plot);
-          const lane = services.indexOf(event.service);
-          const lostHere = lost?.get(event.id);
+        {bars.map(({ event, x, width, lane, lostHere }) => {
           const classes = ['step', isFailure(event) ? 'step-failed' : '', event.id === selectedId ? 'step-selected' : '', lostHere ? 'step-lost' : ''].join(' ');
-          // A bar's name goes to its right, or to its left near the end of the axis.
-          const text = showBidiControls(barLabel(event.name)) + (lostHere ? ' · lost' : '');
-          const textWidth = Array.from(text).length * 6.5;
-          const right = x + width + 4 + textWidth < WIDTH - 4;
-          const shown = labelled && placeLabel(event.service, right ? x + width + 4 : x - 4 - textWidth, right ? x + width + 4 + textWidth : x - 4);
           return (
-            <g key={event.id}>
-              <rect className={classes} x={x} y={lane * LANE + 5} width={width} height={LANE - 10} onClick={() => onSelect(event.id)}>
-                <title>{showBidiControls(`${event.service} · ${event.name} (${event.operation})`) + ` · ${formatDuration(event.durationMs)}${lostHere ? ` · lost ${lostHere.join(', ')}` : ''}`}</title>
-              </rect>
-              {shown ? (
-                <text className={lostHere ? 'bar-label bar-label-lost' : 'bar-label'} x={right ? x + width + 4 : x - 4} y={lane * LANE + 17} textAnchor={right ? 'start' : 'end'}>
-                  {text}
-                </text>
-              ) : null}
-            </g>
+            <rect key={event.id} className={classes} x={x} y={lane * LANE + 5} width={width} height={LANE - 10} onClick={() => onSelect(event.id)}>
+              <title>{showBidiControls(`${event.service} · ${event.name} (${event.operation})`) + ` · ${formatDuration(event.durationMs)}${lostHere ? ` · lost ${lostHere.join(', ')}` : ''}`}</title>
+            </rect>
           );
         })}
+        {labels.map(({ bar, text, start }) => (
+          <text
+            key={bar.event.id}
+            className={bar.lostHere ? 'bar-label bar-label-lost' : 'bar-label'}
+            x={start ? bar.x + bar.width + 4 : bar.x - 4}
+            y={bar.lane * LANE + 17}
+            textAnchor={start ? 'start' : 'end'}
+          >
+            {text}
+          </text>
+        ))}
         {Array.from({ length: TICKS }, (_, i) => (
           <g key={i}>
             <line className="tick" x1={LABEL + (plot * i) / (TICKS - 1)} x2={LABEL + (plot * i) / (TICKS - 1)} y1={services.length * LANE} y2={services.length * LANE + 4} />
