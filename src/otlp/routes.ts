@@ -54,10 +54,22 @@ function sendOtlpError(request: FastifyRequest, reply: FastifyReply, error: AppE
   return reply.type('application/json').send({ code: grpcCode(error.status), message: error.message, ...errorBody(error, request.id) });
 }
 
+/**
+ * The key of an export: `Authorization: Bearer` or `x-service-api-key`. Two different
+ * credentials, or the header repeated, are refused ('') as the ingestion routes refuse repeated
+ * Authorization headers: the request is never judged by whichever one happened to be read.
+ */
 function apiKeyToken(request: FastifyRequest): string | null {
+  const raw = request.raw?.rawHeaders ?? [];
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === API_KEY_HEADER) count++;
+  if (count > 1) return '';
   const alternate = request.headers[API_KEY_HEADER];
-  if (request.headers.authorization === undefined && typeof alternate === 'string') return alternate.trim();
-  return requestBearerToken(request);
+  const bearer = requestBearerToken(request);
+  if (alternate === undefined) return bearer;
+  const key = typeof alternate === 'string' ? alternate.trim() : '';
+  if (request.headers.authorization === undefined) return key;
+  return bearer === key ? key : '';
 }
 
 export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
@@ -97,7 +109,10 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxRequestBytes }, (_request, body, done) => done(null, body));
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = isTransientDatabaseError(error) && toAppError(error).status !== 503 ? unavailable() : toAppError(error);
-      if (appError.status >= 500) {
+      // An outage is logged as on every other route: a warning, not an error per export.
+      if (appError.code === 'database_unavailable') {
+        request.log.warn({ err: describeError(error) }, 'database unavailable');
+      } else if (appError.status >= 500) {
         request.log.error({ err: describeError(error) }, 'otlp export failed');
       }
       return sendOtlpError(request, reply, appError);
