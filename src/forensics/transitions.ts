@@ -33,6 +33,23 @@ export function payloadOf(side: StoredSide): unknown {
   return side.output ? side.event.outputPayload : side.event.inputPayload;
 }
 
+/**
+ * payloadOf that parses each side once in a walk over consecutive transitions: a step's input is
+ * the `after` of its hand-off and the `before` of its own transition, its output the `after` of
+ * its own and the `before` of the next hand-off (a stored payload is parsed on each read).
+ */
+export function payloadReader(): (side: StoredSide) => unknown {
+  let last: { side: StoredSide; value: unknown } | null = null;
+  let previous: { side: StoredSide; value: unknown } | null = null;
+  return (side) => {
+    if (last?.side === side) return last.value;
+    if (previous?.side === side) return previous.value;
+    previous = last;
+    last = { side, value: payloadOf(side) };
+    return last.value;
+  };
+}
+
 function textOf(side: StoredSide): string | null | undefined {
   return side.output ? side.event.outputText : side.event.inputText;
 }

@@ -1,0 +1,161 @@
+import http from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
+import { createApiKey } from '../auth/api-key-service.ts';
+import { createKeyring } from '../crypto/keyring.ts';
+import { DEFAULT_WORK_LIMITS } from '../forensics/fair-queue.ts';
+import { createMetrics } from '../metrics/metrics.ts';
+import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, seedProject, testConfig, type SeededProject } from '../../test/helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { freePort } from '../../test/helpers/free-port.ts';
+
+/**
+ * Work that a valid credential can ask for (docs/hostile-input.md): forensic walks over a long
+ * journey, and the decoding of a large OTLP export. Every check is a ratio to a baseline
+ * measured in the same test, never an absolute time.
+ */
+
+const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
+const LONG_JOURNEY_EVENTS = 5_000;
+let db: TestDatabase;
+let app: FastifyInstance;
+let port: number;
+let project: SeededProject;
+/** A second key of the same project: another caller. */
+let otherKey: string;
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  ms: number;
+}
+
+function request(method: string, path: string, headers: Record<string, string>, body?: Buffer | string): { answer: Promise<Answer>; abort: () => void } {
+  const started = performance.now();
+  let abort = () => {};
+  const answer = new Promise<Answer>((resolve, reject) => {
+    const sent = http.request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString(), ms: performance.now() - started }));
+    });
+    abort = () => {
+      sent.destroy();
+      resolve({ status: 0, headers: {}, body: '', ms: performance.now() - started });
+    };
+    sent.on('error', (error) => (sent.destroyed ? undefined : reject(error)));
+    sent.end(body);
+  });
+  return { answer, abort };
+}
+
+const get = (path: string, headers: Record<string, string>) => request('GET', path, headers).answer;
+const asKey = (key: string) => ({ authorization: `Bearer ${key}` });
+const asAdmin = () => ({ authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'x-service-project-id': project.projectId });
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A step of an order journey: about 600 bytes in and out, one line item edited per step. */
+function step(journeyId: string, k: number) {
+  const order = (n: number) => ({
+    customer: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+44 20 7946 0018' },
+    items: Array.from({ length: 4 }, (_, i) => ({ sku: `SKU-${i}`, qty: i === n % 4 ? n : 1, note: `line ${i} of the order` })),
+    step: n,
+  });
+  return {
+    protocolVersion: '0.1',
+    event: {
+      id: `${journeyId}-${k}`, journeyId, environment: 'production', service: `svc-${k % 5}`, entity: { type: 'order', id: `order-${journeyId}` },
+      operation: 'transformed', name: `step-${k % 10}`, timestamp: new Date(Date.UTC(2026, 0, 1) + k * 1000).toISOString(), input: order(k), output: order(k + 1),
+    },
+  };
+}
+
+async function ingest(journeyId: string, count: number): Promise<void> {
+  for (let start = 0; start < count; start += 100) {
+    const events = Array.from({ length: Math.min(100, count - start) }, (_, i) => step(journeyId, start + i));
+    const response = await app.inject({ method: 'POST', url: '/v1/events/batch', headers: { ...asKey(project.apiKey), 'content-type': 'application/json' }, payload: { events } });
+    expect(response.statusCode).toBe(202);
+  }
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  project = await seedProject(db.pool, keyring, 'work');
+  otherKey = (await createApiKey(db.pool, keyring, { projectSlug: 'work', environmentName: 'production', name: 'other', defaultRetentionDays: 30 })).apiKey;
+  app = await buildApp({
+    config: testConfig({ otlpEnabled: true }),
+    pool: db.pool,
+    keyring,
+    adminToken: TEST_ADMIN_TOKEN,
+    logger: pino({ level: 'silent' }),
+    metrics: createMetrics(db.pool),
+    build: { version: '0.0.0', source: 'package' },
+  });
+  port = await freePort();
+  await app.listen({ host: '127.0.0.1', port });
+  await ingest('jrn-long', LONG_JOURNEY_EVENTS);
+  await ingest('jrn-short', 1);
+  await db.pool.query('ANALYZE');
+}, 180_000);
+afterAll(async () => {
+  await app.close();
+  await db.drop();
+});
+
+describe('forensic work asked for with a valid credential', () => {
+  const changes = '/v1/journeys/jrn-long/changes';
+  const shortField = '/v1/journeys/jrn-short/fields?path=customer.phone';
+
+  // First: the measure of one walk's CPU needs an idle server.
+  it('stops walking for clients that left: the server is idle again within about one walk', async () => {
+    const cpuBefore = process.cpuUsage();
+    const one = await get(changes, asKey(project.apiKey));
+    const used = process.cpuUsage(cpuBefore);
+    const cpuOfOne = (used.user + used.system) / 1000;
+    expect(one.status).toBe(200);
+
+    const attack = Array.from({ length: 8 }, (_, i) => request('GET', changes, asKey(i % 2 === 0 ? project.apiKey : otherKey)));
+    await sleep(30);
+    const cpuAtAbort = process.cpuUsage();
+    for (const sent of attack) sent.abort();
+    // Long enough for all eight walks to run to their end had they not been stopped.
+    await sleep(Math.max(5 * one.ms, 500));
+    const after = process.cpuUsage(cpuAtAbort);
+    const cpuAfterAbort = (after.user + after.system) / 1000;
+    // Eight walks would cost several times one; what runs on is at most the reads already under way.
+    expect(cpuAfterAbort / cpuOfOne).toBeLessThan(2);
+  });
+
+  it('one key cannot hold another caller back: twenty aborted /changes leave an admin read near its own time', async () => {
+    const alone: number[] = [];
+    for (let i = 0; i < 5; i++) alone.push((await get(shortField, asAdmin())).ms);
+    const changesAlone = await get(changes, asKey(project.apiKey));
+    expect(changesAlone.status).toBe(200);
+
+    const attack = Array.from({ length: 20 }, () => request('GET', changes, asKey(project.apiKey)));
+    await sleep(50);
+    for (const sent of attack) sent.abort();
+    const during = await get(shortField, asAdmin());
+    expect(during.status).toBe(200);
+    // Before: behind twenty walks (tens of times one /changes). Now: beside one walk at most.
+    expect(during.ms / changesAlone.ms).toBeLessThan(1);
+    expect(during.ms / median(alone)).toBeLessThan(40);
+  });
+
+  it('bounds waiting work per credential: 429 too_many_attempts with Retry-After past the limit', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, () => get(changes, asKey(project.apiKey))));
+    const refused = answers.filter((a) => a.status === 429);
+    expect(answers.filter((a) => a.status !== 429).every((a) => a.status === 200)).toBe(true);
+    expect(refused.length).toBeGreaterThanOrEqual(12 - DEFAULT_WORK_LIMITS.admittedPerCaller - 2);
+    for (const answer of refused) {
+      expect(answer.headers['retry-after']).toBe(String(DEFAULT_WORK_LIMITS.retryAfterSeconds));
+      expect(JSON.parse(answer.body).error).toMatchObject({ code: 'too_many_attempts', requestId: expect.any(String) });
+    }
+    // Refusals are cheap: the refused ones were answered long before the admitted ones.
+    expect(median(refused.map((a) => a.ms)) / Math.max(...answers.filter((a) => a.status === 200).map((a) => a.ms))).toBeLessThan(0.5);
+  });
+});
