@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { otlpLogsResponseSchema, otlpTracesResponseSchema } from '../http/answer-schemas/service.ts';
 import { exportRecords, partialSuccess, unavailable, type ExportOutcome } from './export.ts';
 import { encodeProtobufResponse, encodeStatus, jsonResponse, type Signal } from './otlp-proto.ts';
-import { bodyEncoding, bodyFormat, decodeRecords, inflate, tooLarge, type BodyFormat } from './request-body.ts';
+import { workSlicer } from '../runtime/work-slices.ts';
+import { bodyEncoding, bodyFormat, decodeRecordsSliced, inflate, tooLarge, type BodyFormat } from './request-body.ts';
 
 export interface OtlpDeps extends IngestDeps {
   auth: AuthContext;
@@ -94,8 +95,10 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     const format: BodyFormat = bodyFormat(request.headers['content-type']);
     const sent = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
     const bytes = await inflate(sent, bodyEncoding(request.headers['content-encoding']), deps.maxRequestBytes);
-    const records = decodeRecords(signal, format, bytes);
-    const outcome = await exportRecords(deps, { projectId: principal.projectId, environment: principal.environment }, records);
+    // One pause for the whole request: decoding and mapping share the slices.
+    const pause = workSlicer();
+    const records = await decodeRecordsSliced(signal, format, bytes, pause);
+    const outcome = await exportRecords(deps, { projectId: principal.projectId, environment: principal.environment }, records, pause);
     count(signal, outcome);
     const partial = partialSuccess(outcome);
     if (format === 'protobuf') return reply.status(200).type(PROTOBUF).send(Buffer.from(encodeProtobufResponse(signal, partial)));
