@@ -42,11 +42,15 @@ class ExportBudget {
   records = 0;
   values = 0;
 
+  /** The number of records, known before any is decoded. */
+  checkRecords(count: number): void {
+    if (count > MAX_EXPORT_RECORDS) throw exportTooLarge(`An export carries at most ${MAX_EXPORT_RECORDS} spans or log records; send smaller batches.`);
+  }
+
   addRecord(values: number): void {
     this.records++;
-    this.values += values;
-    if (this.records > MAX_EXPORT_RECORDS) throw exportTooLarge(`An export carries at most ${MAX_EXPORT_RECORDS} spans or log records; send smaller batches.`);
-    this.addValues(0);
+    this.checkRecords(this.records);
+    this.addValues(values);
   }
 
   addValues(values: number): void {
@@ -161,31 +165,28 @@ export async function decodeProtobufSliced(signal: Signal, bytes: Uint8Array, pa
   const budget = new ExportBudget();
   const records: OtlpRecord[] = [];
   try {
-    await eachField(bytes, 0, bytes.length, async (field, start, end) => {
-      if (field !== FIELD.resources) return;
+    const groups = fieldsOf(bytes, 0, bytes.length, FIELD.resources).map(([start, end]) => {
+      const parts = fieldsOf(bytes, start, end);
+      const items = parts.filter(([field]) => field === FIELD.scopes).flatMap(([, from, to]) => fieldsOf(bytes, from, to, FIELD.records));
+      return { resources: parts.filter(([field]) => field === FIELD.resource), items };
+    });
+    // Counted before anything is decoded: an export over the cap costs a walk over its framing.
+    budget.checkRecords(groups.reduce((sum, group) => sum + group.items.length, 0));
+    for (const group of groups) {
       let resource: { attributes: KeyValueMessage[] } | null = null;
-      const group: Array<SpanMessage | LogRecordMessage> = [];
-      await eachField(bytes, start, end, async (field, start, end) => {
-        if (field === FIELD.resource) {
-          budget.addValues(countWireValues('resource', bytes, start, end));
-          resource = messages.resource.v1.Resource.decode(bytes.subarray(start, end));
-          return;
-        }
-        if (field !== FIELD.scopes) return;
-        await eachField(bytes, start, end, async (field, start, end) => {
-          if (field !== FIELD.records) return;
-          budget.addRecord(countWireValues(signal === 'traces' ? 'span' : 'logRecord', bytes, start, end));
-          group.push(signal === 'traces' ? messages.trace.v1.Span.decode(bytes.subarray(start, end)) : messages.logs.v1.LogRecord.decode(bytes.subarray(start, end)));
-          await pause();
-        });
-      });
-      // The resource may come after its records on the wire: records are built once it is known.
+      // A repeated message field keeps its last occurrence, as the generated decoder does.
+      for (const [, start, end] of group.resources) {
+        budget.addValues(countWireValues('resource', bytes, start, end));
+        resource = messages.resource.v1.Resource.decode(bytes.subarray(start, end));
+      }
       const service = serviceName(resource);
-      for (const message of group) {
-        records.push(signal === 'traces' ? spanRecord(message as SpanMessage, service) : logRecord(message as LogRecordMessage, service));
+      for (const [start, end] of group.items) {
+        budget.addValues(countWireValues(signal === 'traces' ? 'span' : 'logRecord', bytes, start, end));
+        const item = bytes.subarray(start, end);
+        records.push(signal === 'traces' ? spanRecord(messages.trace.v1.Span.decode(item), service) : logRecord(messages.logs.v1.LogRecord.decode(item), service));
         await pause();
       }
-    });
+    }
   } catch (error) {
     if (error instanceof MalformedOtlpError || (error as { status?: number }).status === 413) throw error;
     throw new MalformedOtlpError('the protobuf message cannot be decoded');
@@ -194,10 +195,15 @@ export async function decodeProtobufSliced(signal: Signal, bytes: Uint8Array, pa
 }
 
 /**
- * Calls `visit` with each length-delimited field of the message in bytes[start, end), in wire
- * order; other fields are skipped as protobufjs's generated decoders skip unknown ones.
+ * The length-delimited fields of the message in bytes[start, end), in wire order, as
+ * [field, start, end] (only those numbered `only`, as [start, end], when given); other fields are
+ * skipped as protobufjs's generated decoders skip unknown ones.
  */
-async function eachField(bytes: Uint8Array, start: number, end: number, visit: (field: number, start: number, end: number) => Promise<void>): Promise<void> {
+function fieldsOf(bytes: Uint8Array, start: number, end: number): Array<[number, number, number]>;
+function fieldsOf(bytes: Uint8Array, start: number, end: number, only: number): Array<[number, number]>;
+function fieldsOf(bytes: Uint8Array, start: number, end: number, only?: number): Array<[number, number, number]> | Array<[number, number]> {
+  const all: Array<[number, number, number]> = [];
+  const some: Array<[number, number]> = [];
   const reader = protobuf.Reader.create(bytes);
   reader.pos = start;
   while (reader.pos < end) {
@@ -210,9 +216,11 @@ async function eachField(bytes: Uint8Array, start: number, end: number, visit: (
     const from = reader.pos;
     if (from + length > end) throw new MalformedOtlpError('the protobuf message cannot be decoded');
     reader.pos = from + length;
-    await visit(tag >>> 3, from, from + length);
+    if (only === undefined) all.push([tag >>> 3, from, from + length]);
+    else if (tag >>> 3 === only) some.push([from, from + length]);
   }
   if (reader.pos !== end) throw new MalformedOtlpError('the protobuf message cannot be decoded');
+  return only === undefined ? all : some;
 }
 
 /**
@@ -251,8 +259,18 @@ async function jsonRecords(signal: Signal, value: unknown, pause: Pause): Promis
   const isList = (list: unknown) => list === undefined || list === null || Array.isArray(list);
   // A shape fromObject would refuse is handed to it as found, so that its refusal names the field.
   if (!isObject(value) || !isList(value[keys.resources])) return flattenRequest(requestFromJson(signal, value));
+  const resources = (value[keys.resources] as unknown[] | null | undefined) ?? [];
+  let count = 0;
+  for (const resource of resources) {
+    const scopes = isObject(resource) ? resource[keys.scopes] : undefined;
+    for (const scope of Array.isArray(scopes) ? (scopes as unknown[]) : []) {
+      const items = isObject(scope) ? scope[keys.records] : undefined;
+      count += Array.isArray(items) ? items.length : 0;
+    }
+  }
+  budget.checkRecords(count);
   const records: OtlpRecord[] = [];
-  for (const resource of (value[keys.resources] as unknown[] | null | undefined) ?? []) {
+  for (const resource of resources) {
     if (!isObject(resource) || !isList(resource[keys.scopes])) {
       records.push(...counted(flattenRequest(request(resource)), budget));
       continue;
