@@ -3,6 +3,8 @@
 // payloads of about 1 KB through the batch route, then times the three forensics routes through
 // app.inject and replaces the `## Journey forensics` section of docs/benchmarks.md.
 // BENCH_REQUESTS sets the timed requests per scenario (100), BENCH_SIZES the journey sizes (100,1000).
+// Then "what changed" alone on a journey of 5,000 events (BENCH_LONG_EVENTS), BENCH_LONG_REQUESTS
+// (10) times: the Node CPU of one such request, which forensic fairness is measured against.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -27,7 +29,9 @@ import { percentiles, writeSection, type Timing } from './query-report.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100);
 const WARMUP = 10;
-const SIZES = (process.env.BENCH_SIZES ?? '100,1000').split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? '100,1000').split(',').filter(Boolean).map(Number);
+const LONG_EVENTS = Number(process.env.BENCH_LONG_EVENTS ?? 5_000);
+const LONG_REQUESTS = Number(process.env.BENCH_LONG_REQUESTS ?? 10);
 /** p95 targets in ms by journey size (issue: 20 ms and 100 ms at 1,000 events). */
 const TARGETS: Record<number, number> = { 100: 20, 1_000: 100 };
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdefghijklmnop';
@@ -81,14 +85,14 @@ async function ingest(app: App, apiKey: string, envelopes: unknown[]): Promise<v
 }
 
 /** Wall time of each run, and the median CPU time this process spent on one (PostgreSQL's excluded). */
-async function time(run: () => Promise<unknown>): Promise<Timing & { cpu: number }> {
+async function time(run: () => Promise<unknown>, requests = REQUESTS, warmup = WARMUP): Promise<Timing & { cpu: number }> {
   const samples: number[] = [];
   const cpu: number[] = [];
-  for (let i = 0; i < WARMUP + REQUESTS; i++) {
+  for (let i = 0; i < warmup + requests; i++) {
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     await run();
-    if (i < WARMUP) continue;
+    if (i < warmup) continue;
     samples.push(performance.now() - started);
     const used = process.cpuUsage(cpuBefore);
     cpu.push((used.user + used.system) / 1000);
@@ -109,7 +113,7 @@ interface Row {
   bytes: number;
 }
 
-async function measure(pool: Pool): Promise<{ rows: Row[]; payloadBytes: number }> {
+async function measure(pool: Pool): Promise<{ rows: Row[]; payloadBytes: number; long: (Timing & { cpu: number }) | null }> {
   const keyring = createKeyring({ current: 'bench-encryption-key-0123456789abcdefghijklmnop' });
   const projectId = (await createProject(pool, 'bench', 'Benchmark')).id;
   const { apiKey } = await createApiKey(pool, keyring, { projectSlug: 'bench', environmentName: 'production', name: 'bench', defaultRetentionDays: 30 });
@@ -156,13 +160,20 @@ async function measure(pool: Pool): Promise<{ rows: Row[]; payloadBytes: number 
         console.log(`${route.padEnd(16)} ${String(size).padStart(5)} events  p50 ${timing.p50.toFixed(1)}  p95 ${timing.p95.toFixed(1)}  p99 ${timing.p99.toFixed(1)} ms  cpu ${timing.cpu.toFixed(1)} ms  ${bytes} bytes`);
       }
     }
-    return { rows, payloadBytes: JSON.stringify(record(1, true)).length };
+    let long: (Timing & { cpu: number }) | null = null;
+    if (LONG_EVENTS > 0) {
+      await ingest(app, apiKey, journeyEvents(`jrn-long-b`, LONG_EVENTS, 'b', startMs));
+      await pool.query('ANALYZE');
+      long = await time(() => get(app, '/v1/journeys/jrn-long-b/changes', headers), LONG_REQUESTS, 2);
+      console.log(`what changed ${LONG_EVENTS} events  p50 ${long.p50.toFixed(1)} ms  cpu ${long.cpu.toFixed(1)} ms`);
+    }
+    return { rows, payloadBytes: JSON.stringify(record(1, true)).length, long };
   } finally {
     await app.close();
   }
 }
 
-function render(rows: Row[], payloadBytes: number, loadAverage: [number, number], postgres: string): string {
+function render(rows: Row[], payloadBytes: number, loadAverage: [number, number], postgres: string, long: (Timing & { cpu: number }) | null): string {
   const ms = (value: number) => value.toFixed(1);
   const table = rows.map((row) => {
     const target = TARGETS[row.size]!;
@@ -188,6 +199,12 @@ function render(rows: Row[], payloadBytes: number, loadAverage: [number, number]
     '',
     '- Every route reads the journey in one statement on `events_timeline` and walks it in memory: the cost grows with the',
     '  events and their payload size. The compare figures read two journeys and diff every aligned pair of inputs and outputs.',
+    ...(long === null
+      ? []
+      : [
+          `- "What changed" on a journey of ${LONG_EVENTS.toLocaleString('en')} events (journey b's shape), ${LONG_REQUESTS} requests after 2 warm-up ones:`,
+          `  Node CPU p50 ${ms(long.cpu)} ms per request, wall p50 ${ms(long.p50)} ms, p95 ${ms(long.p95)} ms.`,
+        ]),
   ].join('\n');
 }
 
@@ -200,9 +217,9 @@ async function main(): Promise<void> {
     pool = createPool({ connectionString: server.url, max: 10, statementTimeoutMs: 15_000, applicationName: 'jtrace-bench' });
     await migrate(pool);
     const loadBefore = os.loadavg()[0]!;
-    const { rows, payloadBytes } = await measure(pool);
+    const { rows, payloadBytes, long } = await measure(pool);
     const postgres = (await pool.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]!.v;
-    const section = render(rows, payloadBytes, [loadBefore, os.loadavg()[0]!], postgres);
+    const section = render(rows, payloadBytes, [loadBefore, os.loadavg()[0]!], postgres, long);
     console.log(`\n${section}`);
     writeSection(new URL('../docs/benchmarks.md', import.meta.url), '## Journey forensics', section);
   } finally {
