@@ -34,19 +34,23 @@ export function payloadOf(side: StoredSide): unknown {
 }
 
 /**
- * payloadOf that parses each side once in a walk over consecutive transitions: a step's input is
- * the `after` of its hand-off and the `before` of its own transition, its output the `after` of
- * its own and the `before` of the next hand-off (a stored payload is parsed on each read).
+ * payloadOf that parses each stored text once in a walk over consecutive transitions: a step's
+ * input is the `after` of its hand-off and the `before` of its own transition, its output the
+ * `after` of its own and the `before` of the next hand-off; and a value handed on unchanged is
+ * the same text as the previous step's output (a stored payload is parsed on each read). The
+ * values are only read by the walks, so one parsed value can serve both.
  */
 export function payloadReader(): (side: StoredSide) => unknown {
-  let last: { side: StoredSide; value: unknown } | null = null;
-  let previous: { side: StoredSide; value: unknown } | null = null;
+  const recent: Array<{ side: StoredSide; text: string | null | undefined; value: unknown }> = [];
   return (side) => {
-    if (last?.side === side) return last.value;
-    if (previous?.side === side) return previous.value;
-    previous = last;
-    last = { side, value: payloadOf(side) };
-    return last.value;
+    const text = textOf(side);
+    for (const entry of recent) {
+      if (entry.side === side || (typeof text === 'string' && entry.text === text)) return entry.value;
+    }
+    const value = payloadOf(side);
+    recent.unshift({ side, text, value });
+    if (recent.length > 2) recent.pop();
+    return value;
   };
 }
 
