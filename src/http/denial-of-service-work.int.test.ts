@@ -8,6 +8,7 @@ import { createKeyring } from '../crypto/keyring.ts';
 import { DEFAULT_WORK_LIMITS } from '../forensics/fair-queue.ts';
 import { MAX_EXPORT_RECORDS } from '../otlp/limits.ts';
 import { decodeStatus } from '../otlp/otlp-proto.ts';
+import { decodeRecords } from '../otlp/request-body.ts';
 import { hexId, jsonTraces, toProtobuf } from '../otlp/test-payloads.ts';
 import { createMetrics } from '../metrics/metrics.ts';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, seedProject, testConfig, type SeededProject } from '../../test/helpers/app.ts';
@@ -200,14 +201,18 @@ describe('an authenticated OTLP export', () => {
     const idle: number[] = [];
     for (let i = 0; i < 30; i++) idle.push((await get('/health', {})).ms);
     const body = spans(MAX_EXPORT_RECORDS, 'cap');
+    // The baseline: how long decoding this export in one call holds the event loop, here and now.
+    const started = performance.now();
+    expect(decodeRecords('traces', 'protobuf', body)).toHaveLength(MAX_EXPORT_RECORDS);
+    const oneCallMs = performance.now() - started;
     const { result, latencies } = await healthDuring(exportSpans(body));
     expect(result.status).toBe(200);
     expect(latencies.length).toBeGreaterThan(10);
-    // Decoded in one call, the export held /health for about a second (over 4% of the export's
-    // time); in slices, a few ms, and the longest wait is a small share of the export's time.
     expect(p99(latencies) / Math.max(p99(idle), 5)).toBeLessThan(10);
-    expect(Math.max(...latencies) / result.ms).toBeLessThan(0.02);
-  });
+    // Decoded in one call (and mapped in one loop after it), /health waited longer than the
+    // decoding alone; in slices, no wait comes near it.
+    expect(Math.max(...latencies) / oneCallMs).toBeLessThan(0.5);
+  }, 180_000);
 
   it('over the record cap is refused with 413 before it is decoded', async () => {
     const baseline = await exportSpans(spans(MAX_EXPORT_RECORDS / 10, 'small'));
@@ -219,5 +224,5 @@ describe('an authenticated OTLP export', () => {
     expect(decodeStatus(Buffer.from(over.body, 'latin1'))).toMatchObject({ code: 8, message: expect.stringContaining(String(MAX_EXPORT_RECORDS)) });
     // Ten times the records of the baseline, answered faster than it.
     expect(over.ms / baseline.ms).toBeLessThan(1);
-  });
+  }, 60_000);
 });
