@@ -31,6 +31,7 @@ import type { ReplayDeps } from './replay/replays.ts';
 import { registerWebInterface } from './web/web-interface.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
+import { createKeyFreshness } from './rotation/key-mismatch.ts';
 
 export interface AppDeps {
   config: Config;
@@ -170,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     allowFullPayloadCapture: deps.config.allowFullPayloadCapture,
     maxEventPayloadBytes: deps.config.maxEventPayloadBytes,
     warmup: createStatisticsWarmup(deps.pool, deps.logger),
+    keyFreshness: createKeyFreshness(deps.pool, deps.keyring),
   };
   registerIngestRoutes(app, { ...ingestDeps, auth, metrics: deps.metrics });
   if (deps.config.otlpEnabled) {

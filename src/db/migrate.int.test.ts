@@ -23,6 +23,7 @@ const EXPECTED_TABLES = [
   'events',
   'journey_aliases',
   'journeys',
+  'key_successions',
   'projects',
   'replay_destinations',
   'replay_runs',

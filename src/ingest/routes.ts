@@ -128,7 +128,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
     queryBeforeCredential: true,
     missingBody: malformed,
   } as const;
-  const requestErrors = ['malformed_json', 'invalid_query', 'bad_url', 'unauthorized', 'unsupported_media_type', 'payload_too_large', 'internal_error'] as const;
+  const requestErrors = ['malformed_json', 'invalid_query', 'bad_url', 'unauthorized', 'unsupported_media_type', 'payload_too_large', 'key_superseded', 'internal_error'] as const;
   const eventErrors = [
     'invalid_event', 'unsupported_protocol_version', 'max_depth_exceeded', 'max_keys_exceeded', 'max_string_length_exceeded',
     'unstorable_payload', 'unauthorized_environment', 'event_id_conflict', 'journey_environment_mismatch', 'query_timeout',
