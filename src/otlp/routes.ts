@@ -112,9 +112,12 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxRequestBytes }, (_request, body, done) => done(null, body));
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = isTransientDatabaseError(error) && toAppError(error).status !== 503 ? unavailable() : toAppError(error);
-      // An outage is logged as on every other route: a warning, not an error per export.
+      // An outage, or a key a rotation replaced, is logged as on every other route: a warning,
+      // not an error per export.
       if (appError.code === 'database_unavailable') {
         request.log.warn({ err: describeError(error) }, 'database unavailable');
+      } else if (appError.code === 'key_superseded') {
+        request.log.warn('refused: ENCRYPTION_KEY has been replaced by a newer key; restart with the new key');
       } else if (appError.status >= 500) {
         request.log.error({ err: describeError(error) }, 'otlp export failed');
       }
