@@ -75,8 +75,12 @@ describe('loadConfig defaults', () => {
       logLevel: 'info',
       otlpEnabled: false,
       otlpMaxRequestBytes: 4_194_304,
+      publicOrigin: null,
       embeddedPgPort: 54329,
       dataDir: '.data',
+      sessionIdleMinutes: 720,
+      sessionMaxHours: 168,
+      oidc: null,
     };
     expect(config).toEqual(expected);
   });
@@ -102,8 +106,11 @@ describe('loadConfig defaults', () => {
       LOG_LEVEL: 'debug',
       OTLP_ENABLED: 'true',
       OTLP_MAX_REQUEST_BYTES: '65536',
+      PUBLIC_URL: 'https://JTrace.Example.com:443/',
       EMBEDDED_PG_PORT: '54400',
       JTRACE_DATA_DIR: '/var/lib/jtrace',
+      SESSION_IDLE_MINUTES: '30',
+      SESSION_MAX_HOURS: '24',
     });
     expect(config).toEqual({
       databaseUrl: DB,
@@ -125,8 +132,12 @@ describe('loadConfig defaults', () => {
       logLevel: 'debug',
       otlpEnabled: true,
       otlpMaxRequestBytes: 65_536,
+      publicOrigin: 'https://jtrace.example.com',
       embeddedPgPort: 54400,
       dataDir: '/var/lib/jtrace',
+      sessionIdleMinutes: 30,
+      sessionMaxHours: 24,
+      oidc: null,
     } satisfies Config);
   });
 
@@ -154,6 +165,7 @@ describe('loadConfig defaults', () => {
       'LOG_LEVEL',
       'OTLP_ENABLED',
       'OTLP_MAX_REQUEST_BYTES',
+      'PUBLIC_URL',
       'EMBEDDED_PG_PORT',
       'JTRACE_DATA_DIR',
     ];
@@ -165,6 +177,28 @@ describe('loadConfig defaults', () => {
 
   it('treats an undefined entry as unset', () => {
     expect(loadConfig({ PORT: undefined, ADMIN_TOKEN: undefined })).toEqual(loadConfig({}));
+  });
+});
+
+describe('PUBLIC_URL', () => {
+  it('is kept as its origin: lower case, default port dropped, an explicit one kept', () => {
+    expect(loadConfig({ PUBLIC_URL: 'http://10.0.0.5:8080' }).publicOrigin).toBe('http://10.0.0.5:8080');
+    expect(loadConfig({ PUBLIC_URL: ' HTTPS://Jtrace.Example.COM ' }).publicOrigin).toBe('https://jtrace.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'http://[::1]:80/' }).publicOrigin).toBe('http://[::1]');
+  });
+
+  it.each([
+    'jtrace.example.com',
+    'ftp://jtrace.example.com',
+    'https://',
+    'https://jtrace.example.com/ui/',
+    'https://jtrace.example.com/?a=1',
+    'https://jtrace.example.com/#top',
+    'https://user:pass@jtrace.example.com',
+    'https://jtrace.example.com:99999',
+  ])('refuses %s, naming PUBLIC_URL and the expected form', (value) => {
+    expect(() => loadConfig({ PUBLIC_URL: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ PUBLIC_URL: value })).toThrow(/^PUBLIC_URL: .*https:\/\/jtrace\.example\.com/);
   });
 });
 
@@ -536,5 +570,42 @@ describe('loadConfig ENCRYPTION_KEY strength (at least 256 bits of material)', (
 
   it('accepts a weak ENCRYPTION_KEY_PREVIOUS: keeping it readable is how data leaves it', () => {
     expect(loadConfig({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: 'a' }).encryptionKeyPrevious).toBe('a');
+  });
+});
+
+describe('loadConfig sessions and single sign-on', () => {
+  it('bounds SESSION_IDLE_MINUTES and SESSION_MAX_HOURS', () => {
+    configError({ SESSION_IDLE_MINUTES: '0' }, 'SESSION_IDLE_MINUTES');
+    configError({ SESSION_MAX_HOURS: '8761' }, 'SESSION_MAX_HOURS');
+    expect(loadConfig({ SESSION_IDLE_MINUTES: '525600', SESSION_MAX_HOURS: '1' })).toMatchObject({ sessionIdleMinutes: 525_600, sessionMaxHours: 1 });
+  });
+
+  it('turns single sign-on on with OIDC_ISSUER and then requires the client and the redirect URL', () => {
+    const full = {
+      OIDC_ISSUER: 'https://accounts.google.com',
+      OIDC_CLIENT_ID: 'jtrace',
+      OIDC_CLIENT_SECRET: ' client-secret-value ',
+      OIDC_REDIRECT_URL: 'https://jtrace.example.com/ui/api/oidc/callback',
+      OIDC_ALLOWED_DOMAINS: 'Example.com, example.org,',
+      OIDC_DEFAULT_ROLE: 'operator',
+      OIDC_DEFAULT_PROJECTS: 'shop,billing',
+    };
+    expect(loadConfig(full).oidc).toEqual({
+      issuer: 'https://accounts.google.com',
+      clientId: 'jtrace',
+      clientSecret: 'client-secret-value',
+      redirectUrl: 'https://jtrace.example.com/ui/api/oidc/callback',
+      allowedDomains: ['example.com', 'example.org'],
+      defaultRole: 'operator',
+      defaultProjects: ['shop', 'billing'],
+    });
+    expect(loadConfig({ ...full, OIDC_ISSUER: ' ' }).oidc).toBeNull();
+    configError({ ...full, OIDC_CLIENT_ID: '' }, 'OIDC_CLIENT_ID');
+    expectNoSecret(configError({ ...full, OIDC_CLIENT_SECRET: undefined }, 'OIDC_CLIENT_SECRET'), 'client-secret-value');
+    configError({ ...full, OIDC_CLIENT_SECRET_FILE: secretFile('x') }, 'OIDC_CLIENT_SECRET');
+    expect(loadConfig({ ...full, OIDC_CLIENT_SECRET: undefined, OIDC_CLIENT_SECRET_FILE: secretFile('from-a-file\n') }).oidc?.clientSecret).toBe('from-a-file');
+    configError({ ...full, OIDC_REDIRECT_URL: undefined }, 'OIDC_REDIRECT_URL');
+    configError({ ...full, OIDC_ISSUER: 'ftp://idp.example.com' }, 'OIDC_ISSUER');
+    configError({ ...full, OIDC_DEFAULT_ROLE: 'owner' }, 'OIDC_DEFAULT_ROLE');
   });
 });

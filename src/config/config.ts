@@ -53,9 +53,32 @@ export interface Config {
   otlpEnabled: boolean;
   /** OTLP_MAX_REQUEST_BYTES: cap on an OTLP body, sent and inflated. */
   otlpMaxRequestBytes: number;
+  /**
+   * PUBLIC_URL's origin (the address people use), normalised; null when unset. The web
+   * interface's Origin check accepts only it (docs/web-interface.md, "Origin check").
+   */
+  publicOrigin: string | null;
   /** Embedded mode: the cluster's port and the folder of its data and generated secrets. */
   embeddedPgPort: number;
   dataDir: string;
+  /** SESSION_IDLE_MINUTES: a person's session ends after this long without a request. */
+  sessionIdleMinutes: number;
+  /** SESSION_MAX_HOURS: a person's session ends this long after sign-in, however busy. */
+  sessionMaxHours: number;
+  /** Single sign-on through OpenID Connect; null when OIDC_ISSUER is unset (docs/roles.md). */
+  oidc: OidcConfig | null;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUrl: string;
+  /** Lower-case domains whose verified e-mail addresses get an account on first sign-in. */
+  allowedDomains: string[];
+  defaultRole: 'viewer' | 'operator' | 'admin';
+  /** Slugs of the projects a new account gets the default role in. */
+  defaultProjects: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -99,10 +122,22 @@ const VARIABLES = {
   LOG_LEVEL: variable(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info')),
   EMBEDDED_PG_PORT: variable(port().default(DEFAULT_EMBEDDED_PG_PORT)),
   JTRACE_DATA_DIR: variable(z.string().default(DEFAULT_DATA_DIR)),
+  PUBLIC_URL: variable(text()),
   OTLP_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
   OTLP_MAX_REQUEST_BYTES: variable(
     wholeNumber(MIN_OTLP_MAX_REQUEST_BYTES, MAX_OTLP_MAX_REQUEST_BYTES).default(DEFAULT_OTLP_MAX_REQUEST_BYTES),
   ),
+  // A working day idle, a week at most (docs/roles.md, "Sessions").
+  SESSION_IDLE_MINUTES: variable(wholeNumber(1, 525_600).default(720)),
+  SESSION_MAX_HOURS: variable(wholeNumber(1, 8_760).default(168)),
+  OIDC_ISSUER: variable(z.url({ protocol: /^https?$/, error: 'must be the https:// URL of the OpenID provider (its issuer)' }).optional()),
+  OIDC_CLIENT_ID: variable(text()),
+  OIDC_CLIENT_SECRET: variable(text()),
+  OIDC_CLIENT_SECRET_FILE: variable(text()),
+  OIDC_REDIRECT_URL: variable(z.url({ protocol: /^https?$/, error: 'must be the URL of /ui/api/oidc/callback on your jtrace address' }).optional()),
+  OIDC_ALLOWED_DOMAINS: variable(text()),
+  OIDC_DEFAULT_ROLE: variable(z.enum(['viewer', 'operator', 'admin'], { error: 'must be viewer, operator or admin' }).default('viewer')),
+  OIDC_DEFAULT_PROJECTS: variable(text()),
 };
 
 type Variables = z.output<z.ZodObject<typeof VARIABLES>>;
@@ -155,6 +190,56 @@ function checkSecrets(vars: Variables, requireAdminToken: boolean) {
   return { adminToken, encryptionKey, encryptionKeyPrevious };
 }
 
+const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+
+/** OIDC_ISSUER turns single sign-on on; the client's id, secret and redirect URL are then required. */
+function readOidc(vars: Variables): OidcConfig | null {
+  if (vars.OIDC_ISSUER === undefined) return null;
+  if (vars.OIDC_CLIENT_ID === undefined) throw new ConfigError('OIDC_CLIENT_ID', 'is required with OIDC_ISSUER; set it to the client id the provider gave jtrace');
+  if (vars.OIDC_CLIENT_SECRET !== undefined && vars.OIDC_CLIENT_SECRET_FILE !== undefined) {
+    throw new ConfigError('OIDC_CLIENT_SECRET', 'both OIDC_CLIENT_SECRET and OIDC_CLIENT_SECRET_FILE are set; set only one of them');
+  }
+  let secret = vars.OIDC_CLIENT_SECRET;
+  if (vars.OIDC_CLIENT_SECRET_FILE !== undefined) {
+    try {
+      secret = readFileSync(vars.OIDC_CLIENT_SECRET_FILE, 'utf8').trim() || undefined;
+    } catch {
+      throw new ConfigError('OIDC_CLIENT_SECRET_FILE', 'the file cannot be read; point it at a readable file');
+    }
+  }
+  if (secret === undefined) throw new ConfigError('OIDC_CLIENT_SECRET', 'is required with OIDC_ISSUER; set it (or OIDC_CLIENT_SECRET_FILE) to the client secret');
+  if (vars.OIDC_REDIRECT_URL === undefined) throw new ConfigError('OIDC_REDIRECT_URL', 'is required with OIDC_ISSUER; set it to https://<your jtrace address>/ui/api/oidc/callback');
+  return {
+    issuer: vars.OIDC_ISSUER,
+    clientId: vars.OIDC_CLIENT_ID,
+    clientSecret: secret,
+    redirectUrl: vars.OIDC_REDIRECT_URL,
+    allowedDomains: list(vars.OIDC_ALLOWED_DOMAINS),
+    defaultRole: vars.OIDC_DEFAULT_ROLE,
+    defaultProjects: list(vars.OIDC_DEFAULT_PROJECTS),
+  };
+}
+
+const PUBLIC_URL_EXAMPLE = 'for example https://jtrace.example.com or http://10.0.0.5:8080';
+
+/** PUBLIC_URL as an origin: scheme, host and port only, so there is one way to write it. */
+function parsePublicUrl(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PUBLIC_URL', `must be an absolute http:// or https:// URL, ${PUBLIC_URL_EXAMPLE}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('PUBLIC_URL', `must start with http:// or https://, ${PUBLIC_URL_EXAMPLE}`);
+  }
+  if (url.username !== '' || url.password !== '' || url.pathname !== '/' || /[?#]/.test(raw)) {
+    throw new ConfigError('PUBLIC_URL', `must hold only scheme, host and port (no path, query or credentials), ${PUBLIC_URL_EXAMPLE}`);
+  }
+  return url.origin;
+}
+
 const schema = z.object(VARIABLES);
 
 /**
@@ -194,9 +279,13 @@ export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = 
     trustedProxyCount: vars.TRUSTED_PROXY_COUNT,
     retentionSweepIntervalMs: vars.RETENTION_SWEEP_INTERVAL_MS,
     logLevel: vars.LOG_LEVEL,
+    publicOrigin: parsePublicUrl(vars.PUBLIC_URL),
     embeddedPgPort: vars.EMBEDDED_PG_PORT,
     dataDir: vars.JTRACE_DATA_DIR,
     otlpEnabled: vars.OTLP_ENABLED === 'true',
     otlpMaxRequestBytes: vars.OTLP_MAX_REQUEST_BYTES,
+    sessionIdleMinutes: vars.SESSION_IDLE_MINUTES,
+    sessionMaxHours: vars.SESSION_MAX_HOURS,
+    oidc: readOidc(vars),
   };
 }

@@ -11,9 +11,11 @@ import type { ReplayDeps } from '../replay/replays.ts';
 import { registerInterfaceDataRoutes } from './data-routes.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { pageContract, registerPages } from './pages.ts';
-import { isSameOrigin } from './request-origin.ts';
-import { readSession, registerSessionRoutes, type SessionDeps } from './session.ts';
+import { isAllowedOrigin, type OriginPolicy } from './request-origin.ts';
+import { readPrincipal, registerSessionRoutes, type SessionDeps } from './session.ts';
 import { deriveSessionKey } from './session-token.ts';
+import { registerOidcRoutes, registerSignInOptions } from './oidc-routes.ts';
+import type { OidcConfig } from '../config/config.ts';
 
 export interface WebInterfaceDeps {
   auth: AuthContext;
@@ -21,8 +23,12 @@ export interface WebInterfaceDeps {
   webRoot: string | null;
   keyring: Keyring;
   replay: ReplayDeps;
+  /** Single sign-on, when configured. */
+  oidc: OidcConfig | null;
   /** Registers the API's route registrations on a scope with the given credential context. */
   registerApiRoutes: (scope: FastifyInstance, auth: AuthContext) => void;
+  /** PUBLIC_URL's origin (null when unset) and whether the database is embedded. */
+  origins: Omit<OriginPolicy, 'trustedProxyCount'>;
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -114,14 +120,17 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
   const sessionDeps: SessionDeps = { auth, key: deriveSessionKey(auth.adminToken) };
 
   // Cross-site requests cannot sign in, sign out or change anything, even with the cookie.
+  const policy: OriginPolicy = { ...deps.origins, trustedProxyCount: auth.trustedProxyCount };
   api.addHook('onRequest', async (request) => {
-    if (STATE_CHANGING.has(request.method) && !isSameOrigin(request, auth.trustedProxyCount)) {
-      throw new AppError('forbidden_origin', 'The request must come from the interface itself (Origin header).');
+    if (STATE_CHANGING.has(request.method) && !isAllowedOrigin(request, policy)) {
+      throw new AppError('forbidden_origin', 'The request must come from the interface at its public address (Origin header; see PUBLIC_URL).');
     }
   });
 
   registerSessionRoutes(api, sessionDeps);
-  const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readSession(request, sessionDeps)) !== null };
+  if (deps.oidc !== null) registerOidcRoutes(api, { auth, config: deps.oidc });
+  registerSignInOptions(api, deps.oidc !== null);
+  const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readPrincipal(request, sessionDeps))?.principal ?? null };
   deps.registerApiRoutes(api, sessionAuth);
   registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay });
 }

@@ -5,7 +5,9 @@ import type { followedFieldSchema, journeyChangesSchema, journeyComparisonSchema
 import type { destinationSchema, replayPreviewSchema, replayRunSchema } from '../../src/http/answer-schemas/replay.ts';
 import type { destinationBodySchema } from '../../src/replay/destination-input.ts';
 import type { replayBodySchema } from '../../src/replay/replay-input.ts';
-import type { signInBodySchema } from '../../src/web/session-input.ts';
+import type { passwordSignInBodySchema, setPasswordBodySchema, signInBodySchema } from '../../src/web/session-input.ts';
+import type { sessionSchema } from '../../src/http/answer-schemas/service.ts';
+import type { createdUserSchema, memberSchema } from '../../src/http/answer-schemas/teams.ts';
 import type { activitySchema, aliasViewSchema, journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, projectSchema, storedEventSchema } from '../../src/http/answer-schemas/reads.ts';
 
 export const API_BASE = '/ui/api';
@@ -28,7 +30,7 @@ export function setUnauthorizedHandler(handler: () => void): void {
 }
 
 export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;
   projectId?: string;
   /** Sign-in handles its own 401. */
@@ -119,5 +121,10 @@ export type ComparedStep = NonNullable<ComparedPair['a']>;
 // Request bodies come from the schemas the routes validate them with (z.input: what a client
 // sends, before defaults and trimming).
 export type SignInRequest = z.input<typeof signInBodySchema>;
+export type PasswordSignInRequest = z.input<typeof passwordSignInBodySchema>;
+export type SetPasswordRequest = z.input<typeof setPasswordBodySchema>;
+export type SessionInfo = z.output<typeof sessionSchema>;
+export type Member = z.output<typeof memberSchema>;
+export type CreatedUser = z.output<typeof createdUserSchema>;
 export type ReplayRequest = z.input<typeof replayBodySchema>;
 export type NewDestinationRequest = z.input<typeof destinationBodySchema>;

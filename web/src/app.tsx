@@ -1,6 +1,9 @@
 // The shell: session check, project selection from the path, one page per route.
 import { useEffect, useState } from 'react';
-import { request, setUnauthorizedHandler, type Project } from './api.ts';
+import { request, setUnauthorizedHandler, type Project, type SessionInfo } from './api.ts';
+import { SessionContext, useCan } from './roles.tsx';
+import { SetPasswordPage } from './pages/set-password.tsx';
+import { MembersPage } from './pages/members.tsx';
 import { ErrorMessage, Loading } from './components/common.tsx';
 import { UserText } from './components/user-text.tsx';
 import { Link, navigate, useLocation } from './router.tsx';
@@ -11,6 +14,8 @@ import { ComparePage } from './pages/compare.tsx';
 import { SearchPage } from './pages/search.tsx';
 import { JourneyPage } from './pages/journey.tsx';
 import { HeaderSearch } from './pages/header-search.tsx';
+import { NotFound } from './pages/not-found.tsx';
+import { BuildFooter } from './components/build-footer.tsx';
 
 type Session = 'checking' | 'signed-in' | 'signed-out';
 
@@ -21,16 +26,21 @@ function signInPath(): string {
 
 export function App() {
   const loc = useLocation();
-  const [session, setSession] = useState<Session>(loc.path === '/sign-in' ? 'signed-out' : 'checking');
+  const outside = loc.path === '/sign-in' || loc.path === '/set-password';
+  const [session, setSession] = useState<Session>(outside ? 'signed-out' : 'checking');
+  const [info, setInfo] = useState<SessionInfo | null>(null);
 
   useEffect(() => {
     setUnauthorizedHandler(() => {
       setSession('signed-out');
       navigate(signInPath(), { replace: true });
     });
-    if (loc.path === '/sign-in') return;
-    request('/session', { quietUnauthorized: true }).then(
-      () => setSession('signed-in'),
+    if (outside) return;
+    request<SessionInfo>('/session', { quietUnauthorized: true }).then(
+      (data) => {
+        setInfo(data);
+        setSession('signed-in');
+      },
       () => {
         setSession('signed-out');
         navigate(signInPath(), { replace: true });
@@ -40,9 +50,20 @@ export function App() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  if (loc.path === '/sign-in') return <SignInPage onSignedIn={() => setSession('signed-in')} />;
-  if (session !== 'signed-in') return <main className="centered"><Loading what="your session" /></main>;
-  return <SignedIn />;
+  const signedIn = () => {
+    request<SessionInfo>('/session').then((data) => {
+      setInfo(data);
+      setSession('signed-in');
+    }, () => setSession('signed-out'));
+  };
+  if (loc.path === '/set-password') return <SetPasswordPage />;
+  if (loc.path === '/sign-in') return <SignInPage onSignedIn={signedIn} />;
+  if (session !== 'signed-in' || info === null) return <main className="centered"><Loading what="your session" /></main>;
+  return (
+    <SessionContext.Provider value={info}>
+      <SignedIn />
+    </SessionContext.Provider>
+  );
 }
 
 function SignedIn() {
@@ -57,8 +78,8 @@ function SignedIn() {
   const project = match && projects ? (projects.find((p) => p.id === match[1]) ?? null) : null;
 
   useEffect(() => {
-    if (projects && projects.length === 1 && !match) navigate(`/projects/${projects[0]!.id}/journeys`, { replace: true });
-  }, [projects, match]);
+    if (projects && projects.length === 1 && !match && loc.path === '/') navigate(`/projects/${projects[0]!.id}/journeys`, { replace: true });
+  }, [projects, match, loc.path]);
 
   const signOut = async () => {
     await request('/session', { method: 'DELETE' }).catch(() => undefined);
@@ -68,8 +89,9 @@ function SignedIn() {
   let page;
   if (error) page = <ErrorMessage error={error} />;
   else if (!projects) page = <Loading what="projects" />;
+  else if (!match && loc.path !== '/') page = <NotFound title="Page not found" reason="There is no page at this address." />;
   else if (!match) page = <ProjectsPage projects={projects} />;
-  else if (!project) page = <ErrorMessage error="This project does not exist. Choose another one." />;
+  else if (!project) page = <NotFound title="Project not found" reason="This project does not exist, or it was deleted. Choose another one." />;
   else page = <ProjectRoute project={project} rest={match[2] ?? '/'} params={loc.params} />;
 
   return (
@@ -99,6 +121,7 @@ function SignedIn() {
               <Link to={`/projects/${project.id}/journeys?window=day&status=failed`} aria-current={loc.params.get('status') === 'failed' ? 'page' : undefined}>
                 Failures
               </Link>
+              <MembersLink projectId={project.id} current={match?.[2] === '/members'} />
             </nav>
             <HeaderSearch projectId={project.id} initial={match?.[2] === '/search' ? (loc.params.get('q') ?? '') : ''} />
           </>
@@ -108,15 +131,27 @@ function SignedIn() {
         </button>
       </header>
       <main id="main">{page}</main>
+      <BuildFooter />
     </>
   );
 }
 
+/** Members: for the project's admins only. */
+function MembersLink({ projectId, current }: { projectId: string; current: boolean }) {
+  if (!useCan(projectId, 'admin')) return null;
+  return (
+    <Link to={`/projects/${projectId}/members`} aria-current={current ? 'page' : undefined}>
+      Members
+    </Link>
+  );
+}
+
 function ProjectRoute({ project, rest, params }: { project: Project; rest: string; params: URLSearchParams }) {
+  if (rest === '/members') return <MembersPage project={project} />;
   if (rest === '/compare') return <ComparePage project={project} params={params} />;
   if (rest === '/search') return <SearchPage project={project} q={params.get('q') ?? ''} />;
   const journey = /^\/journeys\/([^/]+)$/.exec(rest);
   if (journey) return <JourneyPage project={project} journeyId={decodeURIComponent(journey[1]!)} params={params} />;
   if (rest === '/journeys' || rest === '/') return <JourneysPage project={project} params={params} />;
-  return <ErrorMessage error="There is no page here." />;
+  return <NotFound title="Page not found" reason="There is no page at this address in this project." projectId={project.id} />;
 }
