@@ -23,6 +23,7 @@ import { registerProjectRoutes } from './projects/routes.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
 import { registerReadRoutes } from './query/routes.ts';
 import { registerForensicsRoutes } from './forensics/routes.ts';
+import { createWorkQueue } from './forensics/fair-queue.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
 import { registerOtlpRoutes } from './otlp/routes.ts';
@@ -191,11 +192,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     version: deps.build.version,
     now: deps.now ?? Date.now,
   };
+  // One queue of forensic work per process, whichever prefix a request came through.
+  const forensicWork = createWorkQueue();
   // The same registrations serve /v1 (bearer credentials) and /ui/api/v1 (the session cookie).
   const registerApiRoutes = (scope: FastifyInstance, scopeAuth: AuthContext) => {
     registerProjectRoutes(scope, scopeAuth);
     registerReadRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
-    registerForensicsRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
+    registerForensicsRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, work: forensicWork });
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });

@@ -28,9 +28,9 @@ const ID_SUFFIX = /(?:[a-z0-9]Id|_id|[a-z0-9]ID)$/;
  * reads as changed), never when matching by identity (another id is another record).
  */
 export function alignArrays(before: readonly unknown[], after: readonly unknown[]): AlignStep[] {
-  const idKey = findIdKey(before, after);
-  const keyOf = idKey === null ? stableKey : (element: unknown) => identity(element, idKey);
-  return alignByKeys(before.map(keyOf), after.map(keyOf), idKey === null).steps;
+  const ids = findIdentities(before, after);
+  if (ids === null) return alignByKeys(before.map(stableKey), after.map(stableKey), true).steps;
+  return alignByKeys(ids.before, ids.after, false).steps;
 }
 
 /**
@@ -116,31 +116,37 @@ function longestCommonSubsequence(
  * an array is empty: nothing to match then).
  */
 export function findIdKey(before: readonly unknown[], after: readonly unknown[]): string | null {
+  return findIdentities(before, after)?.key ?? null;
+}
+
+/** findIdKey with each element's identity under that key, computed once for the check and the alignment. */
+function findIdentities(before: readonly unknown[], after: readonly unknown[]): { key: string; before: string[]; after: string[] } | null {
   if (before.length === 0 || after.length === 0) return null;
   const first = before[0];
   if (!isPlainObject(first)) return null;
   const suffixed = Object.keys(first).filter((key) => ID_SUFFIX.test(key)).sort();
   for (const key of [...ID_KEYS, ...suffixed]) {
-    if (isIdentityIn(before, key) && isIdentityIn(after, key)) return key;
+    const ofBefore = identitiesIn(before, key);
+    if (ofBefore === null) continue;
+    const ofAfter = identitiesIn(after, key);
+    if (ofAfter !== null) return { key, before: ofBefore, after: ofAfter };
   }
   return null;
 }
 
-function isIdentityIn(elements: readonly unknown[], key: string): boolean {
+/** Each element's identity under `key`, or null unless every element has a distinct one. */
+function identitiesIn(elements: readonly unknown[], key: string): string[] | null {
+  const ids: string[] = [];
   const seen = new Set<string>();
   for (const element of elements) {
-    if (!isPlainObject(element) || !Object.hasOwn(element, key)) return false;
+    if (!isPlainObject(element) || !Object.hasOwn(element, key)) return null;
     const value = element[key];
-    if (typeof value !== 'string' && typeof value !== 'number') return false;
-    const id = identity(element, key);
-    if (seen.has(id)) return false;
+    if (typeof value !== 'string' && typeof value !== 'number') return null;
+    // Type-tagged, so that the id 1 and the id "1" are different records (ids are strings or numbers).
+    const id = typeof value === 'string' ? `s${value}` : `n${String(value)}`;
+    if (seen.has(id)) return null;
     seen.add(id);
+    ids.push(id);
   }
-  return true;
-}
-
-/** Type-tagged, so that the id 1 and the id "1" are different records (ids are strings or numbers). */
-function identity(element: unknown, key: string): string {
-  const value = (element as Record<string, unknown>)[key];
-  return typeof value === 'string' ? `s${value}` : `n${String(value)}`;
+  return ids;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JourneyPayloads } from '../query/journey-payloads.ts';
 import { compareJourneys } from './compare-journeys.ts';
-import { createGate, workSlicer } from './cooperative.ts';
+import { WorkCancelled, workSlicer } from './cooperative.ts';
 import { parseFieldPath } from './field-path.ts';
 import { followField } from './follow-field.ts';
 import { listJourneyChanges } from './journey-changes.ts';
@@ -35,31 +35,15 @@ describe('forensic walks hand the event loop back', () => {
     expect(await compareJourneys(journey, journey, workSlicer(0))).toEqual(await compareJourneys(journey, journey, workSlicer(Infinity)));
   });
 
+  it('a walk stops at its next pause once its signal is aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(listJourneyChanges(journey, workSlicer(Infinity, controller.signal))).rejects.toBeInstanceOf(WorkCancelled);
+    await expect(followField(journey, segments, workSlicer(Infinity, controller.signal))).rejects.toBeInstanceOf(WorkCancelled);
+    await expect(compareJourneys(journey, journey, workSlicer(Infinity, controller.signal))).rejects.toBeInstanceOf(WorkCancelled);
+  });
+
   it('a walk within its slice does not yield', async () => {
     expect(await letOthersIn(() => listJourneyChanges(journey, workSlicer(Infinity)))).toBe(false);
-  });
-});
-
-describe('createGate', () => {
-  it('runs at most its limit at once, first come first served, and frees the slot of a task that throws', async () => {
-    const gate = createGate(2);
-    let running = 0;
-    let most = 0;
-    const started: number[] = [];
-    const task = (id: number, fail = false) =>
-      gate(async () => {
-        started.push(id);
-        running++;
-        most = Math.max(most, running);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        running--;
-        if (fail) throw new Error(`task ${id}`);
-        return id;
-      });
-    const results = await Promise.allSettled([task(1, true), task(2), task(3), task(4, true), task(5)]);
-    expect(most).toBe(2);
-    expect(started).toEqual([1, 2, 3, 4, 5]);
-    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    expect(await gate(async () => 'free again')).toBe('free again');
   });
 });

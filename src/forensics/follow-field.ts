@@ -5,7 +5,7 @@ import type { JourneyPayloads, PayloadEvent } from '../query/journey-payloads.ts
 import { workSlicer, type Pause } from './cooperative.ts';
 import { selectPath, type PathSegment, type Selection } from './field-path.ts';
 import { stableKey } from './json-values.ts';
-import { listTransitions, payloadOf, stepRef, storedInput, storedOutput, type StepRef } from './transitions.ts';
+import { listTransitions, payloadReader, stepRef, storedInput, storedOutput, type StepRef } from './transitions.ts';
 
 export type Verdict = 'absent' | 'appeared' | 'unchanged' | 'changed' | 'lost' | 'redacted' | 'not_captured';
 
@@ -47,6 +47,7 @@ export async function followField(journey: JourneyPayloads, segments: readonly P
   }
   let firstLoss: Finding | null = null;
   let firstDifference: Finding | null = null;
+  const payloadOf = payloadReader();
   for (const transition of listTransitions(journey.events)) {
     await pause();
     const verdict = compare(selectPath(payloadOf(transition.before), segments), selectPath(payloadOf(transition.after), segments));

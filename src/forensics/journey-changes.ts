@@ -7,7 +7,7 @@ import { workSlicer, type Pause } from './cooperative.ts';
 import { REDACTED } from './field-path.ts';
 import { MAX_CHANGED_PATHS, MAX_STEPS_PER_CHANGE } from './limits.ts';
 import { readDiff, type ReadDiffRow } from './read-diff.ts';
-import { listTransitions, payloadOf, stepRef, type StepRef } from './transitions.ts';
+import { listTransitions, payloadReader, stepRef, type StepRef } from './transitions.ts';
 
 export type ChangeKind = 'lost' | 'renamed' | 'changed' | 'appeared' | 'removed';
 
@@ -42,6 +42,7 @@ export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause 
   const byKey = new Map<string, JourneyChange & { first: number; lastOrder: number }>();
   let changesTruncated = false;
   const transitions = listTransitions(journey.events);
+  const payloadOf = payloadReader();
   for (let order = 0; order < transitions.length; order++) {
     const transition = transitions[order]!;
     if (transition.same) continue;

@@ -33,6 +33,27 @@ export function payloadOf(side: StoredSide): unknown {
   return side.output ? side.event.outputPayload : side.event.inputPayload;
 }
 
+/**
+ * payloadOf that parses each stored text once in a walk over consecutive transitions: a step's
+ * input is the `after` of its hand-off and the `before` of its own transition, its output the
+ * `after` of its own and the `before` of the next hand-off; and a value handed on unchanged is
+ * the same text as the previous step's output (a stored payload is parsed on each read). The
+ * values are only read by the walks, so one parsed value can serve both.
+ */
+export function payloadReader(): (side: StoredSide) => unknown {
+  const recent: Array<{ side: StoredSide; text: string | null | undefined; value: unknown }> = [];
+  return (side) => {
+    const text = textOf(side);
+    for (const entry of recent) {
+      if (entry.side === side || (typeof text === 'string' && entry.text === text)) return entry.value;
+    }
+    const value = payloadOf(side);
+    recent.unshift({ side, text, value });
+    if (recent.length > 2) recent.pop();
+    return value;
+  };
+}
+
 function textOf(side: StoredSide): string | null | undefined {
   return side.output ? side.event.outputText : side.event.inputText;
 }

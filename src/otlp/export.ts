@@ -1,7 +1,8 @@
 import { AppError, ERROR_STATUS, errors } from '../http/errors.ts';
 import { ingestEvents, type IngestDeps, type IngestScope } from '../ingest/ingest-service.ts';
 import { MAX_BATCH_EVENTS } from '../protocol/limits.ts';
-import { isJourneyRecord, linkParents, mapRecord } from './mapping.ts';
+import { workSlicer, type Pause } from '../runtime/work-slices.ts';
+import { isJourneyRecord, linkParents, mapRecord, type MappedEvent } from './mapping.ts';
 import type { PartialSuccess } from './otlp-proto.ts';
 import type { OtlpRecord } from './records.ts';
 
@@ -27,13 +28,19 @@ export function unavailable(): AppError {
  * export never holds one long transaction. A record the store could not write (a 5xx verdict)
  * fails the whole export with 503: the retry is safe because every event id is stable.
  */
-export async function exportRecords(deps: IngestDeps, scope: IngestScope, records: OtlpRecord[]): Promise<ExportOutcome> {
+export async function exportRecords(deps: IngestDeps, scope: IngestScope, records: OtlpRecord[], pause: Pause = workSlicer()): Promise<ExportOutcome> {
   const journeyRecords = records.filter(isJourneyRecord);
   const outcome: ExportOutcome = { accepted: 0, duplicate: 0, rejected: 0, skipped: records.length - journeyRecords.length, refusalCodes: [] };
-  const mapped = journeyRecords.map((record) => mapRecord(record, scope.environment.name));
+  // Mapped a record at a time with pauses: 10,000 records in one go held the event loop.
+  const mapped: MappedEvent[] = [];
+  for (const record of journeyRecords) {
+    mapped.push(mapRecord(record, scope.environment.name));
+    await pause();
+  }
   linkParents(journeyRecords, mapped);
   const envelopes = mapped.map((event) => event.envelope);
   for (let start = 0; start < envelopes.length; start += MAX_BATCH_EVENTS) {
+    await pause();
     const results = await ingestEvents(deps, scope, envelopes.slice(start, start + MAX_BATCH_EVENTS), 'batch');
     for (const result of results) {
       if (result.status === 'accepted') {

@@ -1,10 +1,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
 import { createKeyring } from '../crypto/keyring.ts';
-import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
+import { createPool } from '../db/pool.ts';
+import { createMetrics } from '../metrics/metrics.ts';
+import { freePort } from '../../test/helpers/free-port.ts';
+import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, testConfig, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { countRows } from '../ingest/test-fixtures.ts';
 import { decodeStatus } from './otlp-proto.ts';
@@ -179,6 +185,67 @@ describe('credentials', () => {
   it('accepts the key in x-service-api-key', async () => {
     const response = await post(body(), { 'x-service-api-key': project.apiKey, ...PROTOBUF });
     expect(response.statusCode).toBe(200);
+  });
+
+  it.each([
+    ['a valid Authorization and another x-service-api-key', () => ({ ...bearer(project.apiKey), 'x-service-api-key': 'jt_live_unknown_0123456789abcdefghijklmnopqrstuv' })],
+    ['a valid x-service-api-key and another Authorization', () => ({ ...bearer('jt_live_unknown_0123456789abcdefghijklmnopqrstuv'), 'x-service-api-key': project.apiKey })],
+    ['a valid x-service-api-key and an Authorization without the scheme', () => ({ authorization: project.apiKey, 'x-service-api-key': project.apiKey })],
+  ])('refuses two different credentials with 401: %s', async (_label, headers) => {
+    const before = await events();
+    expectStatus(await post(body(), { ...headers(), ...PROTOBUF }), 401, 16, 'unauthorized');
+    expect(await events()).toBe(before);
+  });
+
+  it('accepts the same key in both headers', async () => {
+    const response = await post(body(), { ...bearer(project.apiKey), 'x-service-api-key': ` ${project.apiKey} `, ...PROTOBUF });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('refuses a repeated x-service-api-key with 401, even when the first is valid', async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' }).catch(() => undefined);
+    const { port } = app.server.address() as AddressInfo;
+    const payload = body();
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request({ host: '127.0.0.1', port, path: '/v1/traces', method: 'POST', headers: [
+        'host', '127.0.0.1', 'content-type', 'application/x-protobuf', 'x-service-api-key', project.apiKey, 'x-service-api-key', 'other', 'content-length', String(payload.length),
+      ] }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end(payload);
+    });
+    expect(status).toBe(401);
+  });
+});
+
+describe('a database outage', () => {
+  it('answers 503 database_unavailable and logs a warning, as the other routes do', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'debug' }, new Writable({
+      write(chunk, _encoding, callback) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        callback();
+      },
+    }));
+    const deadPool = createPool({ connectionString: `postgres://nobody:x@127.0.0.1:${await freePort()}/none`, max: 2, statementTimeoutMs: 0 });
+    const outage = await buildApp({
+      config: testConfig({ otlpEnabled: true }), pool: deadPool, keyring, adminToken: TEST_ADMIN_TOKEN, logger,
+      metrics: createMetrics(deadPool), build: { version: '0.0.0', source: 'package' },
+    });
+    try {
+      const response = await outage.inject({ method: 'POST', url: '/v1/traces', payload: '{}', headers: { ...bearer(project.apiKey), ...JSON_CT } });
+      expectStatus(response, 503, 14, 'database_unavailable');
+      expect(response.headers['retry-after']).toBe('5');
+      const unavailable = lines.filter((l) => l.msg === 'database unavailable');
+      expect(unavailable).toHaveLength(1);
+      expect(unavailable[0]!.level).toBe(40);
+      expect(lines.some((l) => (l.level as number) >= 50)).toBe(false);
+    } finally {
+      await outage.close();
+      await deadPool.end();
+    }
   });
 });
 

@@ -23,7 +23,7 @@ export interface OtlpRecord {
 }
 
 /** OTLP nests values freely; the event protocol keeps 32 levels, so deeper is refused early. */
-const MAX_VALUE_DEPTH = 64;
+export const MAX_VALUE_DEPTH = 64;
 /** Span status code ERROR (opentelemetry.proto.trace.v1.Status.StatusCode). */
 const STATUS_CODE_ERROR = 2;
 /** SeverityNumber ERROR and above (opentelemetry.proto.logs.v1.SeverityNumber). */
@@ -108,7 +108,7 @@ function spanError(span: SpanMessage): OtlpRecord['error'] {
   return null;
 }
 
-function spanRecord(span: SpanMessage, service: string | undefined): OtlpRecord {
+export function spanRecord(span: SpanMessage, service: string | undefined): OtlpRecord {
   const attributes = attributeMap(span.attributes);
   return {
     signal: 'traces',
@@ -132,7 +132,7 @@ function logError(record: LogRecordMessage, attributes: Map<string, unknown>, bo
   return errorOf(undefined, text(body) ?? (record.severityText || 'ERROR'), undefined);
 }
 
-function logRecord(record: LogRecordMessage, service: string | undefined): OtlpRecord {
+export function logRecord(record: LogRecordMessage, service: string | undefined): OtlpRecord {
   const attributes = attributeMap(record.attributes);
   const body = plainValue(record.body, 1);
   const time = int64(record.timeUnixNano);
@@ -152,7 +152,7 @@ function logRecord(record: LogRecordMessage, service: string | undefined): OtlpR
   };
 }
 
-function serviceName(resource: { attributes: KeyValueMessage[] } | null | undefined): string | undefined {
+export function serviceName(resource: { attributes: KeyValueMessage[] } | null | undefined): string | undefined {
   return text(attributeMap(resource?.attributes).get('service.name'));
 }
 

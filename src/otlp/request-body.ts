@@ -6,6 +6,8 @@ import { AppError } from '../http/errors.ts';
 import { MalformedOtlpError, requestFromJson } from './otlp-json.ts';
 import { decodeProtobufRequest, type ExportRequest, type Signal } from './otlp-proto.ts';
 import { flattenRequest, type OtlpRecord } from './records.ts';
+import type { Pause } from '../runtime/work-slices.ts';
+import { decodeJsonSliced, decodeProtobufSliced } from './sliced-decode.ts';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -71,6 +73,22 @@ function decodeRequest(signal: Signal, format: BodyFormat, bytes: Buffer): Expor
 export function decodeRecords(signal: Signal, format: BodyFormat, bytes: Buffer): OtlpRecord[] {
   try {
     return flattenRequest(decodeRequest(signal, format, bytes));
+  } catch (error) {
+    if (error instanceof MalformedOtlpError) throw malformed(error.reason);
+    throw error;
+  }
+}
+
+/**
+ * decodeRecords one record at a time, pausing between records (sliced-decode.ts), and refusing
+ * with 413 an export over MAX_EXPORT_RECORDS or MAX_EXPORT_ATTRIBUTE_VALUES as soon as it is.
+ */
+export async function decodeRecordsSliced(signal: Signal, format: BodyFormat, bytes: Buffer, pause: Pause): Promise<OtlpRecord[]> {
+  try {
+    if (format === 'protobuf') return await decodeProtobufSliced(signal, bytes, pause);
+    const records = await decodeJsonSliced(signal, bytes, pause);
+    if (records === null) throw new AppError('malformed_json', 'The body is not valid JSON.');
+    return records;
   } catch (error) {
     if (error instanceof MalformedOtlpError) throw malformed(error.reason);
     throw error;

@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { otlpLogsResponseSchema, otlpTracesResponseSchema } from '../http/answer-schemas/service.ts';
 import { exportRecords, partialSuccess, unavailable, type ExportOutcome } from './export.ts';
 import { encodeProtobufResponse, encodeStatus, jsonResponse, type Signal } from './otlp-proto.ts';
-import { bodyEncoding, bodyFormat, decodeRecords, inflate, tooLarge, type BodyFormat } from './request-body.ts';
+import { workSlicer } from '../runtime/work-slices.ts';
+import { bodyEncoding, bodyFormat, decodeRecordsSliced, inflate, tooLarge, type BodyFormat } from './request-body.ts';
 
 export interface OtlpDeps extends IngestDeps {
   auth: AuthContext;
@@ -54,10 +55,22 @@ function sendOtlpError(request: FastifyRequest, reply: FastifyReply, error: AppE
   return reply.type('application/json').send({ code: grpcCode(error.status), message: error.message, ...errorBody(error, request.id) });
 }
 
+/**
+ * The key of an export: `Authorization: Bearer` or `x-service-api-key`. Two different
+ * credentials, or the header repeated, are refused ('') as the ingestion routes refuse repeated
+ * Authorization headers: the request is never judged by whichever one happened to be read.
+ */
 function apiKeyToken(request: FastifyRequest): string | null {
+  const raw = request.raw?.rawHeaders ?? [];
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === API_KEY_HEADER) count++;
+  if (count > 1) return '';
   const alternate = request.headers[API_KEY_HEADER];
-  if (request.headers.authorization === undefined && typeof alternate === 'string') return alternate.trim();
-  return requestBearerToken(request);
+  const bearer = requestBearerToken(request);
+  if (alternate === undefined) return bearer;
+  const key = typeof alternate === 'string' ? alternate.trim() : '';
+  if (request.headers.authorization === undefined) return key;
+  return bearer === key ? key : '';
 }
 
 export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
@@ -82,8 +95,10 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     const format: BodyFormat = bodyFormat(request.headers['content-type']);
     const sent = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
     const bytes = await inflate(sent, bodyEncoding(request.headers['content-encoding']), deps.maxRequestBytes);
-    const records = decodeRecords(signal, format, bytes);
-    const outcome = await exportRecords(deps, { projectId: principal.projectId, environment: principal.environment }, records);
+    // One pause for the whole request: decoding and mapping share the slices.
+    const pause = workSlicer();
+    const records = await decodeRecordsSliced(signal, format, bytes, pause);
+    const outcome = await exportRecords(deps, { projectId: principal.projectId, environment: principal.environment }, records, pause);
     count(signal, outcome);
     const partial = partialSuccess(outcome);
     if (format === 'protobuf') return reply.status(200).type(PROTOBUF).send(Buffer.from(encodeProtobufResponse(signal, partial)));
@@ -97,7 +112,13 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxRequestBytes }, (_request, body, done) => done(null, body));
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = isTransientDatabaseError(error) && toAppError(error).status !== 503 ? unavailable() : toAppError(error);
-      if (appError.status >= 500) {
+      // An outage, or a key a rotation replaced, is logged as on every other route: a warning,
+      // not an error per export.
+      if (appError.code === 'database_unavailable') {
+        request.log.warn({ err: describeError(error) }, 'database unavailable');
+      } else if (appError.code === 'key_superseded') {
+        request.log.warn('refused: ENCRYPTION_KEY has been replaced by a newer key; restart with the new key');
+      } else if (appError.status >= 500) {
         request.log.error({ err: describeError(error) }, 'otlp export failed');
       }
       return sendOtlpError(request, reply, appError);
