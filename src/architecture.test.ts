@@ -49,8 +49,9 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   // ingest-service.ts: ingestEvents, the pipeline every ingestion route feeds (OTLP included).
   ingest: ['ingest-service.ts', 'received-clock.ts', 'statistics-warmup.ts'],
   health: ['routes.ts', 'build-info.ts'],
-  // The read-time diff the interface's event diff shows.
-  forensics: ['read-diff.ts'],
+  // The read-time diff the interface's event diff shows; the changes walk and its event limit,
+  // from which the findings analyzer takes its lost and changed verdicts.
+  forensics: ['read-diff.ts', 'journey-changes.ts', 'limits.ts'],
   // The demo data set the CLI's demo command sends.
   web: ['demo-journeys.ts'],
 };

@@ -6,6 +6,7 @@ import { loadHttpLimits } from './config/http-limits.ts';
 import { createKeyring } from './crypto/keyring.ts';
 import { migrate } from './db/migrate.ts';
 import { startRetentionSweeper } from './deletion/retention-sweep.ts';
+import { startAnalyzer } from './findings/analyzer.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
@@ -66,6 +67,8 @@ async function main(): Promise<void> {
   // values. It scans the identifier tables, so it runs beside traffic rather than before listening.
   const unreadableCheck = reportUnreadableValues(database.pool, keyring, metrics, logger);
   const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs });
+  // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
+  const analyzer = config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics }) : null;
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
   }
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper.stop(), unreadableCheck]);
+      await Promise.all([app.close(), sweeper.stop(), analyzer?.stop(), unreadableCheck]);
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');

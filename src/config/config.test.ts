@@ -73,6 +73,8 @@ describe('loadConfig defaults', () => {
       trustedProxyCount: 0,
       retentionSweepIntervalMs: 3_600_000,
       logLevel: 'info',
+      findingsAnalyzerEnabled: true,
+      alertAllowedHosts: null,
       otlpEnabled: false,
       otlpMaxRequestBytes: 4_194_304,
       embeddedPgPort: 54329,
@@ -102,6 +104,8 @@ describe('loadConfig defaults', () => {
       LOG_LEVEL: 'debug',
       OTLP_ENABLED: 'true',
       OTLP_MAX_REQUEST_BYTES: '65536',
+      FINDINGS_ANALYZER_ENABLED: 'false',
+      ALERT_ALLOWED_HOSTS: 'Hooks.Example.com, alerts.example.com',
       EMBEDDED_PG_PORT: '54400',
       JTRACE_DATA_DIR: '/var/lib/jtrace',
     });
@@ -125,6 +129,8 @@ describe('loadConfig defaults', () => {
       logLevel: 'debug',
       otlpEnabled: true,
       otlpMaxRequestBytes: 65_536,
+      findingsAnalyzerEnabled: false,
+      alertAllowedHosts: ['hooks.example.com', 'alerts.example.com'],
       embeddedPgPort: 54400,
       dataDir: '/var/lib/jtrace',
     } satisfies Config);
@@ -154,6 +160,8 @@ describe('loadConfig defaults', () => {
       'LOG_LEVEL',
       'OTLP_ENABLED',
       'OTLP_MAX_REQUEST_BYTES',
+      'FINDINGS_ANALYZER_ENABLED',
+      'ALERT_ALLOWED_HOSTS',
       'EMBEDDED_PG_PORT',
       'JTRACE_DATA_DIR',
     ];

@@ -53,6 +53,10 @@ export interface Config {
   otlpEnabled: boolean;
   /** OTLP_MAX_REQUEST_BYTES: cap on an OTLP body, sent and inflated. */
   otlpMaxRequestBytes: number;
+  /** FINDINGS_ANALYZER_ENABLED: this process may run the findings analyzer (docs/findings.md). */
+  findingsAnalyzerEnabled: boolean;
+  /** ALERT_ALLOWED_HOSTS: hosts alert webhooks may be sent to; null = unset. */
+  alertAllowedHosts: string[] | null;
   /** Embedded mode: the cluster's port and the folder of its data and generated secrets. */
   embeddedPgPort: number;
   dataDir: string;
@@ -100,6 +104,8 @@ const VARIABLES = {
   EMBEDDED_PG_PORT: variable(port().default(DEFAULT_EMBEDDED_PG_PORT)),
   JTRACE_DATA_DIR: variable(z.string().default(DEFAULT_DATA_DIR)),
   OTLP_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
+  FINDINGS_ANALYZER_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('true')),
+  ALERT_ALLOWED_HOSTS: variable(text()),
   OTLP_MAX_REQUEST_BYTES: variable(
     wholeNumber(MIN_OTLP_MAX_REQUEST_BYTES, MAX_OTLP_MAX_REQUEST_BYTES).default(DEFAULT_OTLP_MAX_REQUEST_BYTES),
   ),
@@ -186,11 +192,7 @@ export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = 
     maxEventPayloadBytes: vars.MAX_EVENT_PAYLOAD_BYTES,
     allowFullPayloadCapture: vars.ALLOW_FULL_PAYLOAD_CAPTURE === 'true',
     replayAllowedHosts:
-      vars.REPLAY_ALLOWED_HOSTS === undefined
-        ? null
-        : vars.REPLAY_ALLOWED_HOSTS.split(',')
-            .map((h) => h.trim().toLowerCase())
-            .filter((h) => h !== ''),
+hostList(vars.REPLAY_ALLOWED_HOSTS),
     trustedProxyCount: vars.TRUSTED_PROXY_COUNT,
     retentionSweepIntervalMs: vars.RETENTION_SWEEP_INTERVAL_MS,
     logLevel: vars.LOG_LEVEL,
@@ -198,5 +200,17 @@ export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = 
     dataDir: vars.JTRACE_DATA_DIR,
     otlpEnabled: vars.OTLP_ENABLED === 'true',
     otlpMaxRequestBytes: vars.OTLP_MAX_REQUEST_BYTES,
+    findingsAnalyzerEnabled: vars.FINDINGS_ANALYZER_ENABLED === 'true',
+    alertAllowedHosts: hostList(vars.ALERT_ALLOWED_HOSTS),
   };
+}
+
+/** A comma-separated host list, lower-cased; null when the variable is unset. */
+function hostList(value: string | undefined): string[] | null {
+  return value === undefined
+    ? null
+    : value
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h !== '');
 }
