@@ -4,6 +4,7 @@ import type { Command } from './command.ts';
 import { deleteIdentifierCommand, deleteJourneyCommand, deleteRangeCommand } from './commands/deletion.ts';
 import { deleteDestinationCommand, destinationDisable, destinationEnable } from './commands/destinations.ts';
 import { environmentSet, environmentShow } from './commands/environments.ts';
+import { expectationSet, expectationShow, expectationSuggest } from './commands/expectations.ts';
 import { keyCreate, keyList, keyRevoke } from './commands/keys.ts';
 import { migrateCommand, migrateUnlock } from './commands/migrations.ts';
 import { projectCreate, projectList } from './commands/projects.ts';
@@ -20,6 +21,9 @@ export const COMMANDS: Command[] = [
   keyRevoke,
   environmentSet,
   environmentShow,
+  expectationSet,
+  expectationShow,
+  expectationSuggest,
   migrateCommand,
   migrateUnlock,
   deleteJourneyCommand,

@@ -13,11 +13,10 @@ import { formatTimestamp } from '../protocol/timestamps.ts';
 import { findEnvironment } from '../projects/environments-sql.ts';
 import { findProjectById, findProjectBySlug } from '../projects/projects-sql.ts';
 import { expectationInputSchema } from './expectation-input.ts';
-import { deleteExpectation, selectExpectations, upsertExpectation, type StoredExpectation } from './expectations-sql.ts';
+import { deleteExpectation, listExpectations, parseExpectation, saveExpectation, suggestFromHistory, type StoredExpectation } from './expectations.ts';
 import { selectLagSeconds } from './findings-sql.ts';
 import { MAX_EXPECTATION_NAME, MAX_SUGGESTION_JOURNEYS } from './limits.ts';
-import { suggestExpectation } from './suggest.ts';
-import { selectCompletedJourneySteps, selectFindingsSummary } from './summary-sql.ts';
+import { selectFindingsSummary } from './summary-sql.ts';
 
 const DAY_MS = 86_400_000;
 /** Completed journeys a suggestion reads when `journeys` is not given. */
@@ -97,7 +96,7 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
       answers: { 200: { description: 'One expectation per entity type that has one.', schema: dataOf(itemsOf(expectationSchema)) } },
       errors: adminErrors,
     },
-    handler: async (request) => ({ data: { items: (await selectExpectations(db, await projectOf(request))).map(view) } }),
+    handler: async (request) => ({ data: { items: (await listExpectations(db, await projectOf(request))).map(view) } }),
   });
 
   defineRoute(app, {
@@ -115,12 +114,9 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
     handler: async (request) => {
       const projectId = await projectOf(request);
       const entityType = entityTypeOf(request);
-      const parsed = expectationInputSchema.safeParse(request.body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        throw errors.invalidRequest(issue.path.join('.'), 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.');
-      }
-      return { data: view(await upsertExpectation(db, projectId, entityType, parsed.data)) };
+      const parsed = parseExpectation(request.body);
+      if (!parsed.ok) throw errors.invalidRequest(parsed.path, 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.');
+      return { data: view(await saveExpectation(db, projectId, entityType, parsed.value)) };
     },
   });
 
@@ -157,7 +153,7 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
       const entityType = entityTypeOf(request);
       const count = query.journeys === undefined || query.journeys === '' ? DEFAULT_SUGGESTION_JOURNEYS : /^\d{1,5}$/.test(query.journeys) ? Number(query.journeys) : 0;
       if (count < 1 || count > MAX_SUGGESTION_JOURNEYS) throw errors.invalidQuery('journeys', `journeys must be a whole number from 1 to ${MAX_SUGGESTION_JOURNEYS}.`);
-      const suggestion = suggestExpectation(await selectCompletedJourneySteps(db, projectId, entityType, count));
+      const suggestion = await suggestFromHistory(db, projectId, entityType, count);
       return { data: { entityType, ...suggestion } };
     },
   });
