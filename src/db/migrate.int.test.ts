@@ -17,6 +17,9 @@ const FOREIGN_KEY_VIOLATION = '23503';
 const CHECK_VIOLATION = '23514';
 
 const EXPECTED_TABLES = [
+  'alert_deliveries',
+  'alert_outbox',
+  'alert_rules',
   'api_keys',
   'audit_log',
   'environments',

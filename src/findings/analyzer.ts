@@ -119,7 +119,7 @@ async function analyseBatch(deps: AnalyzerDeps, now: () => number): Promise<{ se
     analysed.push({ journey, findings });
   }
   await deps.beforeStore?.(analysed);
-  const cleared = await withTransaction(deps.pool, (client) => storeAnalyses(client, analysed));
+  const cleared = await withTransaction(deps.pool, (client) => storeAnalyses(client, analysed, new Date(now())));
   deps.metrics.findingsAnalysed.inc(analysed.length);
   for (const { findings } of analysed) for (const finding of findings) deps.metrics.findingsStored.inc({ kind: finding.kind });
   deps.metrics.analyzerBatches.inc();

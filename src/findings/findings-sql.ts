@@ -43,7 +43,7 @@ export interface AnalysedJourney {
  * ingestion locks them in, so the two never deadlock), replaces the findings of those still
  * there, and clears each mark that still holds the value read. Returns the journeys cleared.
  */
-export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[]): Promise<number> {
+export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], now: Date): Promise<number> {
   if (analysed.length === 0) return 0;
   const keys = analysed.map((a) => ({ project_id: a.journey.projectId, id: a.journey.id, pending: a.journey.pending }));
   const locked = await db.query<{ project_id: string; id: string }>(
@@ -56,11 +56,6 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[]):
   const kept = analysed.filter((a) => present.has(`${a.journey.projectId}\u0000${a.journey.id}`));
   if (kept.length === 0) return 0;
   const keptKeys = JSON.stringify(kept.map((a) => ({ project_id: a.journey.projectId, id: a.journey.id, pending: a.journey.pending })));
-  await db.query(
-    `DELETE FROM journey_findings f USING jsonb_to_recordset($1::jsonb) AS k(project_id uuid, id text)
-      WHERE f.project_id = k.project_id AND f.journey_id = k.id`,
-    [keptKeys],
-  );
   const rows = kept.flatMap(({ journey, findings }) =>
     findings.map((finding, ordinal) => ({
       project_id: journey.projectId,
@@ -80,16 +75,24 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[]):
       observed_at: journey.lastEventAt.toISOString(),
     })),
   );
-  if (rows.length > 0) {
+  // The old findings go in the same statement; one found again keeps when it was first found,
+  // so alert windows count it once.
+  {
     await db.query(
-      `INSERT INTO journey_findings (project_id, journey_id, ordinal, environment_id, entity_type, kind, path, step_event_id, step_service,
-          step_name, in_transit, from_event_id, from_service, from_name, observed_at)
+      `WITH keys AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(project_id uuid, id text)),
+            old AS (DELETE FROM journey_findings f USING keys k WHERE f.project_id = k.project_id AND f.journey_id = k.id
+                    RETURNING f.project_id, f.journey_id, f.kind, f.path, f.step_event_id, f.from_event_id, f.first_found_at)
+       INSERT INTO journey_findings (project_id, journey_id, ordinal, environment_id, entity_type, kind, path, step_event_id, step_service,
+          step_name, in_transit, from_event_id, from_service, from_name, observed_at, first_found_at)
        SELECT r.project_id, r.journey_id, r.ordinal, r.environment_id, r.entity_type, r.kind, r.path, r.step_event_id, r.step_service,
-          r.step_name, r.in_transit, r.from_event_id, r.from_service, r.from_name, r.observed_at
+          r.step_name, r.in_transit, r.from_event_id, r.from_service, r.from_name, r.observed_at,
+          COALESCE((SELECT min(o.first_found_at) FROM old o WHERE o.project_id = r.project_id AND o.journey_id = r.journey_id AND o.kind = r.kind
+                      AND o.path IS NOT DISTINCT FROM r.path AND o.step_event_id IS NOT DISTINCT FROM r.step_event_id
+                      AND o.from_event_id IS NOT DISTINCT FROM r.from_event_id), $3::timestamptz)
          FROM jsonb_to_recordset($1::jsonb) AS r(project_id uuid, journey_id text, ordinal int, environment_id uuid, entity_type text,
           kind text, path text, step_event_id text, step_service text, step_name text, in_transit boolean, from_event_id text,
           from_service text, from_name text, observed_at timestamptz)`,
-      [JSON.stringify(rows)],
+      [JSON.stringify(rows), keptKeys, now],
     );
   }
   const cleared = await db.query(

@@ -37,13 +37,15 @@ CREATE TABLE journey_findings (
   from_name       text,
   -- When the journey's last event was, at the analysis: the summary's time window.
   observed_at     timestamptz NOT NULL,
-  analysed_at     timestamptz NOT NULL DEFAULT now(),
+  -- When it was first found: re-analysing a journey keeps it, so an alert window counts a finding once.
+  first_found_at  timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (project_id, journey_id, ordinal),
   FOREIGN KEY (project_id, journey_id) REFERENCES journeys (project_id, id) ON DELETE CASCADE
 );
 
 CREATE INDEX journey_findings_kind ON journey_findings (project_id, kind, path COLLATE "C", journey_id);
 CREATE INDEX journey_findings_window ON journey_findings (project_id, observed_at);
+CREATE INDEX journey_findings_found ON journey_findings (project_id, kind, first_found_at);
 
 -- What a journey of one entity type should look like (steps in order, the final step, the
 -- longest gap between steps and the deadline of the whole journey).
