@@ -27,6 +27,7 @@ import { registerReplayRoutes } from './replay/routes.ts';
 import { registerOtlpRoutes } from './otlp/routes.ts';
 import type { ReplayDeps } from './replay/replays.ts';
 import { registerWebInterface } from './web/web-interface.ts';
+import { registerAlertRoutes } from './alerts/routes.ts';
 import { registerFindingsRoutes } from './findings/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
@@ -186,6 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
     registerFindingsRoutes(scope, { auth: scopeAuth, metrics: deps.metrics });
+    registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
   };
   registerApiRoutes(app, auth);
   await registerWebInterface(app, { auth, keyring: deps.keyring, replay, webRoot: deps.webRoot ?? null, registerApiRoutes });

@@ -6,6 +6,7 @@ import { loadHttpLimits } from './config/http-limits.ts';
 import { createKeyring } from './crypto/keyring.ts';
 import { migrate } from './db/migrate.ts';
 import { startRetentionSweeper } from './deletion/retention-sweep.ts';
+import { startAlertDispatcher } from './alerts/dispatcher.ts';
 import { startAnalyzer } from './findings/analyzer.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -69,6 +70,8 @@ async function main(): Promise<void> {
   const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs });
   // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
   const analyzer = config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics }) : null;
+  // Alerts are opt-in: with no rule nothing is queued, so nothing is sent (docs/alerts.md).
+  const alerts = startAlertDispatcher({ pool: database.pool, keyring, logger, metrics, allowedHosts: config.alertAllowedHosts ?? [], version: readBuildInfo().version });
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
   }
@@ -87,7 +90,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper.stop(), analyzer?.stop(), unreadableCheck]);
+      await Promise.all([app.close(), sweeper.stop(), analyzer?.stop(), alerts.stop(), unreadableCheck]);
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');

@@ -1,6 +1,7 @@
 import { ConfigError } from '../config/config.ts';
 import { UsageError, parseArgs } from './args.ts';
 import type { Command } from './command.ts';
+import { alertList, alertMute } from './commands/alerts.ts';
 import { deleteIdentifierCommand, deleteJourneyCommand, deleteRangeCommand } from './commands/deletion.ts';
 import { deleteDestinationCommand, destinationDisable, destinationEnable } from './commands/destinations.ts';
 import { environmentSet, environmentShow } from './commands/environments.ts';
@@ -24,6 +25,8 @@ export const COMMANDS: Command[] = [
   expectationSet,
   expectationShow,
   expectationSuggest,
+  alertList,
+  alertMute,
   migrateCommand,
   migrateUnlock,
   deleteJourneyCommand,

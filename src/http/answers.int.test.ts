@@ -25,7 +25,7 @@ let closedPort: number;
 beforeAll(async () => {
   db = await createTestDatabase();
   // 127.0.0.1 only: a destination on localhost is blocked (422), one on a closed port fails.
-  app = (await buildTestApp(db.pool, { keyring, config: { otlpEnabled: true, replayAllowedHosts: ['127.0.0.1'] } })).app;
+  app = (await buildTestApp(db.pool, { keyring, config: { otlpEnabled: true, replayAllowedHosts: ['127.0.0.1'], alertAllowedHosts: ['127.0.0.1'] } })).app;
   check = new AnswerCheck(app);
   project = await seedProject(db.pool, keyring, 'answers');
   target = await startTarget();
@@ -136,6 +136,14 @@ async function exerciseApi(prefix: '' | '/ui/api', headers: Record<string, strin
   });
   await call('GET', '/v1/projects/:projectId/expectations', { url: expectationUrl });
   await call('GET', '/v1/projects/:projectId/expectations/:entityType/suggestion', { url: `${expectationUrl}/contact/suggestion?journeys=10` });
+  const rulesUrl = `/v1/projects/${project.projectId}/alert-rules`;
+  const rule = await call('POST', '/v1/projects/:projectId/alert-rules', {
+    url: rulesUrl, payload: { name: `rule ${tag}`, kind: 'lost', path: 'customer.phone', channel: { type: 'webhook', url: `http://127.0.0.1:${closedPort}/hook` } }, status: 201,
+  });
+  const ruleId = rule.json().data.id as string;
+  await call('GET', '/v1/projects/:projectId/alert-rules', { url: rulesUrl });
+  await call('PATCH', '/v1/projects/:projectId/alert-rules/:ruleId', { url: `${rulesUrl}/${ruleId}`, payload: { mutedUntil: '2030-01-01T00:00:00Z' } });
+  await call('GET', '/v1/projects/:projectId/alert-rules/:ruleId/deliveries', { url: `${rulesUrl}/${ruleId}/deliveries` });
 
   const destination = async (name: string, baseUrl: string) =>
     (await call('POST', '/v1/replay-destinations', { payload: { name, baseUrl, environmentType: 'local', headers: { 'x-api-key': 'replay-secret-value' } }, status: 201 })).json().data.id as string;
@@ -224,10 +232,10 @@ describe('answers match the schemas their routes declare', () => {
   it('every route answering 2xx with a body was checked', () => {
     const declared = check.declaredBodies();
     expect(declared.filter((answer) => !check.checkedAnswers().includes(answer))).toEqual([]);
-    // /v1 and /ui/api (21 each), 3 interface-only, 2 ingestion (3 answers), 2 OTLP, 3 probes and the document.
+    // /v1 and /ui/api (25 each), 3 interface-only, 2 ingestion (3 answers), 2 OTLP, 3 probes and the document.
     expect(check.checkedAnswers().filter((answer) => / 2\d\d$/.test(answer))).toEqual([...declared].sort());
     // The blocked replay's 422 carries a run too, on both copies of the route.
     expect(check.checkedAnswers().filter((answer) => / 422$/.test(answer))).toEqual(['POST /ui/api/v1/replays 422', 'POST /v1/replays 422']);
-    expect(declared).toHaveLength(48);
+    expect(declared).toHaveLength(56);
   });
 });

@@ -53,3 +53,36 @@ export const expectationSuggestionSchema = z.strictObject({
   maxGapSeconds: z.int().nullable().describe('The 99th percentile of the gaps between steps, rounded up.'),
   deadlineSeconds: z.int().nullable().describe('The 99th percentile of the journeys\' durations, rounded up.'),
 });
+
+export const alertRuleSchema = z
+  .strictObject({
+    id: z.uuid(),
+    name: z.string(),
+    kind: z.enum(FINDING_KIND_VALUES),
+    path: z.string().nullable(),
+    entityType: z.string().nullable(),
+    environment: z.string().nullable(),
+    threshold: z.strictObject({ count: z.int(), windowMinutes: z.int() }),
+    channel: z.strictObject({ type: z.enum(['webhook', 'slack']), url: z.string() }),
+    mutedUntil: timestampSchema.nullable(),
+    state: z.enum(['ok', 'firing']),
+    createdAt: timestampSchema,
+  })
+  .meta({ id: 'AlertRule', description: 'An alert rule on findings; its signing secret is shown only when it is created.' });
+
+export const newAlertRuleSchema = alertRuleSchema.extend({
+  secret: z.string().describe('The HMAC-SHA256 signing secret of x-jtrace-signature; shown this once.'),
+});
+
+export const alertDeliverySchema = z
+  .strictObject({
+    notificationId: z.uuid(),
+    notification: z.enum(['firing', 'resolved']),
+    windowStart: timestampSchema,
+    attempt: z.int(),
+    outcome: z.enum(['sent', 'error_status', 'failed', 'blocked', 'gave_up']),
+    statusCode: z.int().nullable(),
+    error: z.string().nullable(),
+    at: timestampSchema,
+  })
+  .meta({ id: 'AlertDelivery', description: 'One attempt to deliver a notification.' });
