@@ -6,6 +6,9 @@ import type { destinationSchema, replayPreviewSchema, replayRunSchema } from '..
 import type { destinationBodySchema } from '../../src/replay/destination-input.ts';
 import type { replayBodySchema } from '../../src/replay/replay-input.ts';
 import type { signInBodySchema } from '../../src/web/session-input.ts';
+import type { alertDeliverySchema, alertRuleSchema, expectationSchema, expectationSuggestionSchema, findingsSummarySchema, newAlertRuleSchema } from '../../src/http/answer-schemas/findings.ts';
+import type { alertRuleInputSchema } from '../../src/alerts/rule-input.ts';
+import type { expectationInputSchema } from '../../src/findings/expectation-input.ts';
 import type { activitySchema, aliasViewSchema, journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, projectSchema, storedEventSchema } from '../../src/http/answer-schemas/reads.ts';
 
 export const API_BASE = '/ui/api';
@@ -28,7 +31,7 @@ export function setUnauthorizedHandler(handler: () => void): void {
 }
 
 export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   projectId?: string;
   /** Sign-in handles its own 401. */
@@ -121,3 +124,14 @@ export type ComparedStep = NonNullable<ComparedPair['a']>;
 export type SignInRequest = z.input<typeof signInBodySchema>;
 export type ReplayRequest = z.input<typeof replayBodySchema>;
 export type NewDestinationRequest = z.input<typeof destinationBodySchema>;
+
+// Findings, expectations and alerts (docs/findings.md, docs/alerts.md).
+export type JourneyFinding = JourneySummary['findings'][number];
+export type FindingsSummary = z.output<typeof findingsSummarySchema>;
+export type Expectation = z.output<typeof expectationSchema>;
+export type ExpectationSuggestion = z.output<typeof expectationSuggestionSchema>;
+export type ExpectationRequest = z.input<typeof expectationInputSchema>;
+export type AlertRule = z.output<typeof alertRuleSchema>;
+export type NewAlertRule = z.output<typeof newAlertRuleSchema>;
+export type AlertRuleRequest = z.input<typeof alertRuleInputSchema>;
+export type AlertDelivery = z.output<typeof alertDeliverySchema>;

@@ -2,6 +2,7 @@ import type { JourneySummary } from '../api.ts';
 import { entityIdText, formatAgo, formatTime } from '../lib/format.ts';
 import { Link } from '../router.tsx';
 import { StatusBadge } from './common.tsx';
+import { FindingsCell } from './findings.tsx';
 import { UserText } from './user-text.tsx';
 
 export function JourneyTable({ projectId, items, caption }: { projectId: string; items: JourneySummary[]; caption: string }) {
@@ -14,6 +15,7 @@ export function JourneyTable({ projectId, items, caption }: { projectId: string;
           <th scope="col" className="col-status">Status</th>
           <th scope="col" className="col-events">Events</th>
           <th scope="col" className="col-step">Step</th>
+          <th scope="col" className="col-findings">Findings</th>
           <th scope="col" className="col-last">Last activity</th>
           <th scope="col" className="col-environment">Environment</th>
         </tr>
@@ -48,6 +50,9 @@ export function JourneyTable({ projectId, items, caption }: { projectId: string;
               ) : (
                 '—'
               )}
+            </td>
+            <td>
+              <FindingsCell findings={journey.findings} />
             </td>
             <td>
               <time dateTime={journey.lastEventAt} title={formatTime(journey.lastEventAt)}>

@@ -9,7 +9,7 @@ const LANE = 26;
 const LABEL = 150;
 const MIN_BAR = 3;
 
-export function Waterfall({ events, selectedId, onSelect }: { events: EventRow[]; selectedId: string | null; onSelect: (id: string) => void }) {
+export function Waterfall({ events, selectedId, onSelect, marked }: { events: EventRow[]; selectedId: string | null; onSelect: (id: string) => void; marked?: ReadonlySet<string> }) {
   if (events.length === 0) return null;
   const services = [...new Set(events.map((event) => event.service))];
   const starts = events.map((event) => Date.parse(event.eventTimestamp));
@@ -37,7 +37,7 @@ export function Waterfall({ events, selectedId, onSelect }: { events: EventRow[]
           const x = LABEL + ((starts[index]! - t0) / span) * plot;
           const width = Math.max(MIN_BAR, ((event.durationMs ?? 0) / span) * plot);
           const lane = services.indexOf(event.service);
-          const classes = ['step', isFailure(event) ? 'step-failed' : '', event.id === selectedId ? 'step-selected' : ''].join(' ');
+          const classes = ['step', isFailure(event) ? 'step-failed' : '', event.id === selectedId ? 'step-selected' : '', marked?.has(event.id) ? 'step-finding' : ''].join(' ');
           return (
             <rect key={event.id} className={classes} x={x} y={lane * LANE + 5} width={width} height={LANE - 10} onClick={() => onSelect(event.id)}>
               <title>{showBidiControls(`${event.service} · ${event.name} (${event.operation})`) + ` · ${formatDuration(event.durationMs)}`}</title>

@@ -3,6 +3,7 @@ import { request, type EventRow, type JourneyDetail, type Page, type Project } f
 import { ErrorMessage, Loading, StatusBadge } from '../components/common.tsx';
 import { EventDetailPanel } from '../components/event-detail.tsx';
 import { FieldTrail, TransitLossMarker, transitLossesByEvent, useJourneyChanges, WhatChanged } from '../components/forensics.tsx';
+import { findingMarkers, JourneyFindings, openingStep } from '../components/findings.tsx';
 import { Timeline } from '../components/timeline.tsx';
 import { Waterfall } from '../components/waterfall.tsx';
 import { entityIdText, formatTime, journeyTitle } from '../lib/format.ts';
@@ -118,13 +119,25 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
     if (origin?.isConnected) origin.focus();
     else changesHeading.current?.focus();
   }, [field]);
+  const findings = journey?.findings;
   const lossMarkers = useCallback(
-    (eventId: string) =>
-      losses.get(eventId)?.map((loss) => (
+    (eventId: string) => [
+      ...(findings ? findingMarkers(findings, eventId) : []),
+      ...(losses.get(eventId)?.map((loss) => (
         <TransitLossMarker key={`${loss.path} ${loss.from.eventId}`} loss={loss} to={followTo(loss.path)} onFollow={(origin) => (followOrigin.current = origin)} />
-      )),
-    [losses, followTo],
+      )) ?? []),
+    ],
+    [losses, followTo, findings],
   );
+  // Opened without a step named: the step where the first loss was found is selected.
+  const opened = useRef(false);
+  useEffect(() => {
+    if (opened.current || !findings) return;
+    opened.current = true;
+    const step = openingStep(findings);
+    if (step !== null && selectedId === null) select(step);
+  }, [findings, selectedId, select]);
+  const marked = useMemo(() => new Set((findings ?? []).flatMap((f) => (f.step ? [f.step.eventId] : []))), [findings]);
 
   if (error) return <ErrorMessage error={error} />;
   if (!journey) return <Loading what="the journey" />;
@@ -173,7 +186,8 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
           Following this journey: new events appear as they arrive.
         </p>
       ) : null}
-      <Waterfall events={events} selectedId={selectedId} onSelect={select} />
+      <Waterfall events={events} selectedId={selectedId} onSelect={select} marked={marked} />
+      <JourneyFindings findings={journey.findings} onSelect={select} />
       <div className="forensics">
         <WhatChanged changes={changes} onFollow={follow} headingRef={changesHeading} />
         {field !== null ? <FieldTrail project={project} journeyId={journeyId} revision={revision} path={field} onClose={stopFollowing} onSelect={select} /> : null}
