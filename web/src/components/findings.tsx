@@ -42,10 +42,13 @@ export function FindingText({ finding }: { finding: JourneyFinding }): ReactNode
   }
 }
 
-/** The list's findings column: the first two, and how many more. */
+/** Which findings the list shows first: what went wrong before what merely changed. */
+const PRIORITY: Record<JourneyFinding['kind'], number> = { lost: 0, failed: 1, overdue: 2, skipped_step: 3, duplicated: 4, changed: 5 };
+
+/** The list's findings column: the two that matter most, and how many more. */
 export function FindingsCell({ findings }: { findings: JourneyFinding[] }) {
   if (findings.length === 0) return <span className="muted">—</span>;
-  const shown = findings.slice(0, 2);
+  const shown = [...findings].sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind]).slice(0, 2);
   return (
     <ul className="findings-cell">
       {shown.map((finding, index) => (
