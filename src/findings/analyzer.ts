@@ -10,7 +10,7 @@ import { ADVISORY_LOCK_KEYS, trySessionLock, type HeldLock } from '../db/advisor
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { MAX_FORENSICS_EVENTS } from '../forensics/limits.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { readJourneyPayloads } from '../query/journey-payloads.ts';
+import { readJourneysPayloads, type JourneyPayloads } from '../query/journey-payloads.ts';
 import { analyzeJourney } from './analyze.ts';
 import { selectExpectation, type StoredExpectation } from './expectations-sql.ts';
 import { markDueJourneys, selectPendingJourneys, storeAnalyses, type AnalysedJourney } from './findings-sql.ts';
@@ -109,13 +109,19 @@ async function analyseBatch(deps: AnalyzerDeps, now: () => number): Promise<{ se
   if (pending.length === 0) return { selected: 0, cleared: 0 };
   const expectations = new Map<string, StoredExpectation | null>();
   const analysed: AnalysedJourney[] = [];
+  // One read per project of the batch (most batches hold one project).
+  const projects = [...new Set(pending.map((journey) => journey.projectId))];
+  const payloads = new Map<string, JourneyPayloads>();
+  for (const projectId of projects) {
+    const ids = pending.filter((journey) => journey.projectId === projectId).map((journey) => journey.id);
+    for (const [id, read] of await readJourneysPayloads(deps.pool, projectId, ids, MAX_FORENSICS_EVENTS)) payloads.set(`${projectId}\u0000${id}`, read);
+  }
   for (const journey of pending) {
-    const scope = { projectId: journey.projectId, environmentId: null, environmentName: null };
-    const payloads = await readJourneyPayloads(deps.pool, scope, journey.id, MAX_FORENSICS_EVENTS);
-    if (payloads === null) continue;
+    const read = payloads.get(`${journey.projectId}\u0000${journey.id}`);
+    if (read === undefined) continue;
     const key = `${journey.projectId}\u0000${journey.entityType}`;
     if (!expectations.has(key)) expectations.set(key, await selectExpectation(deps.pool, journey.projectId, journey.entityType));
-    const findings = await analyzeJourney({ payloads, startedAtMs: journey.startedAt.getTime(), expectation: expectations.get(key) ?? null, nowMs: now() });
+    const findings = await analyzeJourney({ payloads: read, startedAtMs: journey.startedAt.getTime(), expectation: expectations.get(key) ?? null, nowMs: now() });
     analysed.push({ journey, findings });
   }
   await deps.beforeStore?.(analysed);
