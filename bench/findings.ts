@@ -16,7 +16,7 @@ import { replaceDocsSection } from './docs-section.ts';
 
 const CLIENTS = 8;
 const WARMUP_BATCHES = 20;
-const BATCHES = 200;
+const BATCHES = 150;
 const RUNS = 3;
 const LAG_SAMPLE_MS = 200;
 const TARGET_LAG_S = 5;
