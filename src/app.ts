@@ -9,6 +9,7 @@ import type { Pool } from './db/pool.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import type { BuildInfo } from './health/build-info.ts';
 import { registerBodyParsers } from './http/body-parsers.ts';
+import { refuseMissingHost } from './http/connection-guards.ts';
 import { clientErrorHandler, registerErrorHandling, sendError, toAppError } from './http/error-handler.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './config/http-limits.ts';
 import { resolveClientAddress, throttleKey } from './http/client-address.ts';
@@ -31,6 +32,7 @@ import { registerAlertRoutes } from './alerts/routes.ts';
 import { registerFindingsRoutes } from './findings/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
+import { createKeyFreshness } from './rotation/key-mismatch.ts';
 
 export interface AppDeps {
   config: Config;
@@ -60,6 +62,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     http: {
       headersTimeout: limits.headersTimeoutMs,
+      // Answered by refuseMissingHost in the spec's error shape instead of Node's bare 400.
+      requireHostHeader: false,
       // Node checks the timeouts on this period (30 s by default): often enough to close in time.
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
     },
@@ -91,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyParsers(app);
   registerErrorHandling(app);
 
+  app.addHook('onRequest', refuseMissingHost);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // Route match comes first (event protocol 1.5): an unknown route is 404 whatever its query.
@@ -167,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     allowFullPayloadCapture: deps.config.allowFullPayloadCapture,
     maxEventPayloadBytes: deps.config.maxEventPayloadBytes,
     warmup: createStatisticsWarmup(deps.pool, deps.logger),
+    keyFreshness: createKeyFreshness(deps.pool, deps.keyring),
   };
   registerIngestRoutes(app, { ...ingestDeps, auth, metrics: deps.metrics });
   if (deps.config.otlpEnabled) {

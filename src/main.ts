@@ -5,12 +5,14 @@ import { ConfigError, loadConfig } from './config/config.ts';
 import { loadHttpLimits } from './config/http-limits.ts';
 import { createKeyring } from './crypto/keyring.ts';
 import { migrate } from './db/migrate.ts';
+import { APPLICATION_ROLE_FIX, connectsAsSuperuser } from './db/role.ts';
 import { startRetentionSweeper } from './deletion/retention-sweep.ts';
 import { startAlertDispatcher } from './alerts/dispatcher.ts';
 import { startAnalyzer } from './findings/analyzer.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
+import { recordKeySuccession, supersedingKeyId } from './rotation/key-mismatch.ts';
 import { reportUnreadableValues } from './rotation/startup-check.ts';
 import { openDatabase } from './runtime/database.ts';
 import { isLoopbackHost } from './runtime/loopback.ts';
@@ -50,6 +52,14 @@ async function main(): Promise<void> {
     replayAllowedHosts: config.replayAllowedHosts ?? (embedded ? ['localhost', '127.0.0.1'] : []),
   };
 
+  // A server with a previous key is the newer side of a rotation: processes still on the
+  // outgoing key refuse erasures and keyed commands from now on (docs/operations.md).
+  await recordKeySuccession(database.pool, keyring).catch((error: unknown) => {
+    logger.warn({ err: { type: (error as Error).name, code: (error as { code?: unknown }).code } }, 'the key rotation could not be recorded');
+  });
+  if ((await supersedingKeyId(database.pool, keyring).catch(() => null)) !== null) {
+    logger.warn('ENCRYPTION_KEY has been replaced by a newer key: erasures answer 503 key_superseded; restart with the new ENCRYPTION_KEY and this one as ENCRYPTION_KEY_PREVIOUS');
+  }
   const metrics = createMetrics(database.pool);
   const app = await buildApp({
     config: effectiveConfig,
@@ -67,6 +77,13 @@ async function main(): Promise<void> {
   // Unreadable stored data is reported, never fatal (interface-spec 5): a count per table, no
   // values. It scans the identifier tables, so it runs beside traffic rather than before listening.
   const unreadableCheck = reportUnreadableValues(database.pool, keyring, metrics, logger);
+  // Never fatal (an installation may need time to create its role), but said at every start.
+  const roleCheck = connectsAsSuperuser(database.pool).then(
+    (superuser) => {
+      if (superuser) logger.warn(`DATABASE_URL connects as a superuser; ${APPLICATION_ROLE_FIX}`);
+    },
+    () => undefined,
+  );
   const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs });
   // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
   const analyzer = config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics }) : null;
@@ -90,7 +107,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper.stop(), analyzer?.stop(), alerts.stop(), unreadableCheck]);
+      await Promise.all([app.close(), sweeper.stop(), analyzer?.stop(), alerts.stop(), unreadableCheck, roleCheck]);
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');

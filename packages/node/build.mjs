@@ -30,7 +30,7 @@ const typesDir = path.join(dist, '.types');
 const tsc = path.join(root, '../../node_modules/typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 const declDir = path.join(typesDir, 'packages/node/src');
-const order = ['types', 'version', 'journey', 'recorder', 'propagation', 'journey-id'];
+const order = ['types', 'version', 'journey', 'recorder', 'propagation', 'timing', 'journey-id'];
 const files = readdirSync(declDir).filter((file) => file.endsWith('.d.ts')).map((file) => file.slice(0, -5));
 const publicModules = order.filter((name) => files.includes(name));
 let out = '// Public declarations of @jtrace/node.\n';

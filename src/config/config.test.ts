@@ -289,7 +289,8 @@ describe('loadConfig ADMIN_TOKEN', () => {
   });
 
   it('accepts exactly 32 characters', () => {
-    const token = 'x'.repeat(32);
+    const token = 'Exactly-32-S3cret-0123456789abcd';
+    expect(token).toHaveLength(32);
     expect(loadConfig({ ADMIN_TOKEN: token }).adminToken).toBe(token);
   });
 
@@ -298,8 +299,32 @@ describe('loadConfig ADMIN_TOKEN', () => {
   });
 
   it('keeps inner white space', () => {
-    const token = `${'a'.repeat(16)} ${'b'.repeat(16)}`;
+    const token = 'inner white space 0123456789 abcdef';
     expect(loadConfig({ ADMIN_TOKEN: token }).adminToken).toBe(token);
+  });
+});
+
+describe('loadConfig ADMIN_TOKEN entropy', () => {
+  it.each([
+    ['32 identical characters', 'x'.repeat(32)],
+    ['a pattern of 7 different characters', 'abcdefg'.repeat(6)],
+    ['a 16-character pattern written twice', 'Adm1n-S3cret-VAL'.repeat(2)],
+    ['a 12-character pattern written three times, space-separated', 'token-0123ab '.repeat(3)],
+  ])('refuses %s as too little entropy, without quoting it', (_label, token) => {
+    const error = configError({ ADMIN_TOKEN: token }, 'ADMIN_TOKEN');
+    expect(error.message).toContain('too little entropy');
+    expectNoSecret(error, token);
+  });
+
+  it('applies the rule to ADMIN_TOKEN_FILE and with DATABASE_URL', () => {
+    configError({ ADMIN_TOKEN_FILE: secretFile(`${'z'.repeat(40)}\n`) }, 'ADMIN_TOKEN');
+    configError({ DATABASE_URL: DB, ADMIN_TOKEN: '0123456789abcdef'.repeat(2), ENCRYPTION_KEY: KEY }, 'ADMIN_TOKEN');
+  });
+
+  it('accepts the generated forms: 32 hex characters, 64 base64 characters', () => {
+    for (const token of ['9f86d081884c7d659a2feaa0c55ad015', 'q3Vx1Z0pLm9Ab7Rk2Yt8Wn4Jc6Hd5Gf1Es0Du7Ci3BXy5Tr2Pw8Qe4Lk6Mj0Nh9Gv']) {
+      expect(loadConfig({ ADMIN_TOKEN: token }).adminToken).toBe(token);
+    }
   });
 });
 
@@ -470,7 +495,7 @@ describe('ConfigError', () => {
 });
 
 describe('loadConfig ENCRYPTION_KEY strength (at least 256 bits of material)', () => {
-  const hex64 = 'c0ffee0123456789abcdef0123456789abcdef0123456789abcdef0123456789';
+  const hex64 = '6b7d1d7f7a15ed2660cb5a64532da16ece715a1e4d1c2ebcb63cc6b61f020596';
   const base64 = 'q3Vx1Z0pLm9Ab7Rk2Yt8Wn4Jc6Hd5Gf1Es0Du7Ci3BX=';
   const base64url43 = 'q3Vx1Z0pLm9Ab7Rk2Yt8Wn4Jc6Hd5Gf1Es0Du7Ci3BX';
   const passphrase = 'correct horse: battery staple!';
@@ -502,6 +527,19 @@ describe('loadConfig ENCRYPTION_KEY strength (at least 256 bits of material)', (
   it('applies the rule to ENCRYPTION_KEY_FILE and with DATABASE_URL', () => {
     configError({ ENCRYPTION_KEY_FILE: secretFile('short-key\n') }, 'ENCRYPTION_KEY');
     configError({ DATABASE_URL: DB, ADMIN_TOKEN: ADMIN, ENCRYPTION_KEY: 'weak' }, 'ENCRYPTION_KEY');
+  });
+
+  it.each([
+    ['a 16-character hex pattern written four times', 'c0ffee0123456789'.repeat(4)],
+    ['a 16-character base64 pattern written three times', 'q3Vx1Z0pLm9Ab7Rk'.repeat(3)],
+    ['a passphrase written twice', 'correct horse: battery staple! '.repeat(2)],
+    ['48 random hex characters with 16 of them written again', `db0cc7303aa9ee9d08daa4734701ae30b097d3d6883d5b11${'08daa4734701ae30'}`],
+  ])('refuses %s as too little entropy, without quoting it', (_label, key) => {
+    const error = configError({ ENCRYPTION_KEY: key }, 'ENCRYPTION_KEY');
+    expect(error.message).toContain('too little entropy');
+    expect(error.message).toContain('the same 10 characters occur twice');
+    expect(error.message).toContain('ENCRYPTION_KEY_PREVIOUS');
+    expectNoSecret(error, key);
   });
 
   it('accepts a weak ENCRYPTION_KEY_PREVIOUS: keeping it readable is how data leaves it', () => {

@@ -25,6 +25,8 @@ describe('a start with a bad configuration', () => {
     [{ DATABASE_URL: 'postgres://u:p@127.0.0.1:1/x', ENCRYPTION_KEY: 'k'.repeat(40) }, 'ADMIN_TOKEN'],
     [{ ADMIN_TOKEN: 'too-short' }, 'ADMIN_TOKEN'],
     [{ ENCRYPTION_KEY: 'weak-key-0123456789' }, 'ENCRYPTION_KEY'],
+    [{ ENCRYPTION_KEY: '6b7d1d7f7a15ed26'.repeat(4) }, 'ENCRYPTION_KEY'],
+    [{ ADMIN_TOKEN: 'x'.repeat(32) }, 'ADMIN_TOKEN'],
     [{ MAX_EVENT_PAYLOAD_BYTES: '10' }, 'MAX_EVENT_PAYLOAD_BYTES'],
     [{ ALLOW_FULL_PAYLOAD_CAPTURE: 'yes' }, 'ALLOW_FULL_PAYLOAD_CAPTURE'],
     [{ ENCRYPTION_KEY: 'same-key-0123456789abcdef', ENCRYPTION_KEY_PREVIOUS: 'same-key-0123456789abcdef' }, 'ENCRYPTION_KEY_PREVIOUS'],

@@ -28,6 +28,7 @@ const EXPECTED_TABLES = [
   'journey_aliases',
   'journey_findings',
   'journeys',
+  'key_successions',
   'projects',
   'replay_destinations',
   'replay_runs',

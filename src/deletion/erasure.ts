@@ -9,6 +9,7 @@ import { databaseNow, deleteSnapshotBatch, liftStatementTimeout } from './deleti
 import type { ErasureRequest } from './erasure-input.ts';
 import { DELETION_BATCH_SIZE, MAX_ERASURE_DRY_RUN_JOURNEYS } from './limits.ts';
 import { listErasureMatches, snapshotErasureMatches, type MatchedJourney } from './match-sql.ts';
+import { supersedingKeyId, tokensUnderUnconfiguredKeys } from '../rotation/key-mismatch.ts';
 
 export interface ErasureDeps {
   pool: Pool;
@@ -32,6 +33,19 @@ export interface ErasureResult {
 
 export const ERASURE_INCOMPLETE_MESSAGE = 'The erasure stopped part way; what is counted was deleted. Run the same erasure again to finish it.';
 
+export const ERASURE_UNSEARCHABLE_MESSAGE =
+  'Some stored identifiers are under an encryption key this process does not have, so the value could not be searched there; what is counted was deleted. Configure that key (ENCRYPTION_KEY_PREVIOUS) and run the same erasure again.';
+
+/**
+ * A process whose key was rotated away would search under the outgoing key only: it refuses
+ * (503 key_superseded) rather than answer with what it alone can see.
+ */
+async function refuseSupersededKey(deps: ErasureDeps): Promise<void> {
+  if ((await supersedingKeyId(deps.pool, deps.keyring)) !== null) {
+    throw new AppError('key_superseded', 'This server runs on an encryption key that a rotation replaced; it cannot search every stored identifier. Restart it with the new ENCRYPTION_KEY.');
+  }
+}
+
 /** A complete run that left journeys which received events while it ran (they changed after its start). */
 export function erasureLeftMessage(left: number): string {
   const journeys = left === 1 ? '1 matching journey' : `${left} matching journeys`;
@@ -52,6 +66,7 @@ function lookupTokens(keyring: Keyring, value: string): string[] {
 
 /** What an erasure would delete: at most 1,000, most recent first, and the full count. Writes nothing. */
 export async function previewErasure(deps: ErasureDeps, projectId: string, request: ErasureRequest): Promise<ErasureDryRun> {
+  await refuseSupersededKey(deps);
   const environmentId = await environmentIdFor(deps.pool, projectId, request.environment);
   return listErasureMatches(deps.pool, projectId, lookupTokens(deps.keyring, request.value), environmentId, MAX_ERASURE_DRY_RUN_JOURNEYS);
 }
@@ -68,12 +83,17 @@ export async function eraseIdentifier(
   request: ErasureRequest,
   hooks: BatchHooks = {},
 ): Promise<ErasureResult> {
+  await refuseSupersededKey(deps);
   const environmentId = await environmentIdFor(deps.pool, projectId, request.environment);
   const tokens = lookupTokens(deps.keyring, request.value);
-  const { snapshot, startedAt } = await withTransaction(deps.pool, async (client) => {
+  const { snapshot, startedAt, searchable } = await withTransaction(deps.pool, async (client) => {
     await liftStatementTimeout(client);
+    // Tokens under a key this process lacks (say a removed previous key whose data was never
+    // moved) cannot match: the run deletes what it finds and never calls itself complete. It
+    // reads the project's tokens, hence here, without the statement timeout.
+    const searchable = !(await tokensUnderUnconfiguredKeys(client, deps.keyring, projectId));
     // now() is the transaction's start, so every journey of the snapshot was created no later.
-    return { startedAt: await databaseNow(client), snapshot: await snapshotErasureMatches(client, projectId, tokens, environmentId) };
+    return { searchable, startedAt: await databaseNow(client), snapshot: await snapshotErasureMatches(client, projectId, tokens, environmentId) };
   });
   const batchSize = hooks.batchSize ?? DELETION_BATCH_SIZE;
   const batchCount = Math.max(1, Math.ceil(snapshot.ids.length / batchSize));
@@ -91,7 +111,7 @@ export async function eraseIdentifier(
         ...(request.environment !== undefined ? { environment: request.environment } : {}),
         deletedJourneys: totals.journeys,
         deletedEvents: totals.events,
-        complete,
+        complete: complete && searchable,
       }),
       deleteBatch: async (client, index) => {
         const from = index * batchSize;
@@ -105,7 +125,8 @@ export async function eraseIdentifier(
     },
     hooks,
   );
-  const outcome = { deletedJourneys: result.totals.journeys, deletedEvents: result.totals.events, complete: result.complete };
+  const outcome = { deletedJourneys: result.totals.journeys, deletedEvents: result.totals.events, complete: result.complete && searchable };
+  if (result.complete && !searchable) return { ...outcome, message: ERASURE_UNSEARCHABLE_MESSAGE };
   if (result.complete) return leftInPlace > 0 ? { ...outcome, message: erasureLeftMessage(leftInPlace) } : outcome;
   deps.onStoppedEarly?.(result.error instanceof Error ? result.error.name : 'error');
   return { ...outcome, message: ERASURE_INCOMPLETE_MESSAGE };

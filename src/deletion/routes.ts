@@ -60,7 +60,7 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
       summary: 'Erase every journey of an identifier (or preview with dryRun)',
       body: { schema: erasureRequestSchema },
       answers: { 200: { description: 'The erasure result, or with dryRun the matching journeys.', schema: dataOf(z.union([erasureResultSchema, erasurePreviewSchema])) } },
-      errors: [...adminErrors, 'environment_not_found', 'malformed_json', 'unsupported_media_type', 'payload_too_large'],
+      errors: [...adminErrors, 'environment_not_found', 'malformed_json', 'unsupported_media_type', 'payload_too_large', 'key_superseded'],
     },
     handler: async (request) => {
       const input = parseErasureRequest(request.body);

@@ -7,6 +7,8 @@ import { ConfigError, loadConfig, MIN_ADMIN_TOKEN_LENGTH } from '../config/confi
 import type { Keyring } from '../crypto/keyring.ts';
 import { appliedVersions, latestVersion, listMigrations } from '../db/migrate.ts';
 import type { Queryable } from '../db/pool.ts';
+import { APPLICATION_ROLE_FIX, connectsAsSuperuser } from '../db/role.ts';
+import { supersedingKeyId } from '../rotation/key-mismatch.ts';
 import { countKeyUsage, KIND_LABELS, MOVABLE_KINDS, unreadableByTable } from '../rotation/key-usage.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
@@ -26,7 +28,7 @@ const SECRET_VARIABLE = /^(ADMIN_TOKEN|ENCRYPTION_KEY|ENCRYPTION_KEY_PREVIOUS)(_
 
 function secretFix(variable: string): string {
   if (variable.startsWith('ADMIN_TOKEN')) {
-    return `set ADMIN_TOKEN (or ADMIN_TOKEN_FILE) to a random secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters, e.g. openssl rand -base64 48`;
+    return `set ADMIN_TOKEN (or ADMIN_TOKEN_FILE) to a random secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters without a repeated pattern, e.g. openssl rand -base64 48`;
   }
   if (variable.startsWith('ENCRYPTION_KEY_PREVIOUS')) return 'set ENCRYPTION_KEY_PREVIOUS to the outgoing key, or remove it';
   return 'set ENCRYPTION_KEY (or ENCRYPTION_KEY_FILE) to 32 random bytes (openssl rand -hex 32) and keep it: stored data needs it; to leave a weak key, set it as ENCRYPTION_KEY_PREVIOUS and run jtrace rotate:reencrypt';
@@ -57,6 +59,14 @@ export function checkSecrets(env: Record<string, string | undefined>): CheckResu
   }
   const names = config.encryptionKeyPrevious === null ? 'ADMIN_TOKEN and ENCRYPTION_KEY' : 'ADMIN_TOKEN, ENCRYPTION_KEY and ENCRYPTION_KEY_PREVIOUS';
   return { status: 'ok', check: 'secrets', detail: `${names} are set` };
+}
+
+/** The application must not hold superuser rights (docs/operations.md, "The application role"). */
+export async function checkRole(db: Queryable): Promise<CheckResult> {
+  if (await connectsAsSuperuser(db)) {
+    return { status: 'fail', check: 'role', detail: 'DATABASE_URL connects as a superuser', fix: APPLICATION_ROLE_FIX };
+  }
+  return { status: 'ok', check: 'role', detail: 'the application role is no superuser' };
 }
 
 /** The error's code (or class) only: a driver message can quote the host, the user or the database. */
@@ -109,6 +119,14 @@ export async function checkMigrations(db: Queryable): Promise<CheckResult> {
 
 /** Stored data under unconfigured keys fails; data or API keys under the previous key warn. */
 export async function checkKeys(db: Queryable, keyring: Keyring): Promise<CheckResult> {
+  if ((await supersedingKeyId(db, keyring)) !== null) {
+    return {
+      status: 'fail',
+      check: 'keys',
+      detail: 'ENCRYPTION_KEY has been replaced by a newer key (a rotation recorded it): erasures, ingestion and keyed commands are refused',
+      fix: 'set ENCRYPTION_KEY to the new key and ENCRYPTION_KEY_PREVIOUS to this one (docs/operations.md, "Key rotation")',
+    };
+  }
   const usage = await countKeyUsage(db, keyring);
   const unreadable = Object.entries(unreadableByTable(usage)).filter(([table, n]) => n > 0 && table !== 'api_keys');
   if (unreadable.length > 0) {

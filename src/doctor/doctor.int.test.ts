@@ -8,20 +8,22 @@ import { encryptField } from '../crypto/field-encryption.ts';
 import { createKeyring, type Keyring } from '../crypto/keyring.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, buildTestApp, seedProject, testConfig, type SeededProject } from '../../test/helpers/app.ts';
-import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { createApplicationRole, createEmptyDatabase, createTestDatabase, type ApplicationRole, type TestDatabase } from '../../test/helpers/database.ts';
 import { freePort } from '../../test/helpers/free-port.ts';
 
 /** `jtrace doctor`: a healthy installation exits 0; each failing check makes it exit 1 and names the fix. */
 
 const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
 let db: TestDatabase;
+/** The healthy installation connects as an application role, never as a superuser. */
+let appRole: ApplicationRole;
 let app: FastifyInstance;
 let apiUrl: string;
 let project: SeededProject;
 const cleanups: Array<() => Promise<void>> = [];
 
 
-const healthyEnv = (): Record<string, string> => ({ DATABASE_URL: db.url, ADMIN_TOKEN: TEST_ADMIN_TOKEN, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
+const healthyEnv = (): Record<string, string> => ({ DATABASE_URL: appRole.url, ADMIN_TOKEN: TEST_ADMIN_TOKEN, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
 
 interface DoctorRun {
   status: number;
@@ -35,7 +37,7 @@ async function doctor(argv: string[], options: { env?: Record<string, string>; p
   const ctx: CliContext = {
     env,
     io: { out: (line) => lines.push(line), err: (line) => lines.push(line) },
-    withServices: (fn) => fn({ config: testConfig({ port: Number(new URL(apiUrl).port) }), pool: options.pool ?? db.pool, keyring: options.keyring ?? keyring }),
+    withServices: (fn) => fn({ config: testConfig({ port: Number(new URL(apiUrl).port) }), pool: options.pool ?? appRole.pool, keyring: options.keyring ?? keyring }),
   };
   const status = await runCli(['doctor', ...argv], ctx);
   return { status, lines, line: (check) => lines.find((line) => line.split(' ')[1] === check) ?? `(no ${check} line)` };
@@ -47,12 +49,14 @@ beforeAll(async () => {
   await app.listen({ host: '127.0.0.1', port: 0 });
   apiUrl = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
   project = await seedProject(db.pool, keyring, 'acme');
+  appRole = await createApplicationRole(db);
 });
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 afterAll(async () => {
   await app.close();
+  await appRole.drop();
   await db.drop();
 });
 
@@ -60,12 +64,12 @@ describe('jtrace doctor', () => {
   it('passes on a healthy installation, with one line per check and no secret in the output', async () => {
     const run = await doctor(['--api-url', apiUrl, '--api-key', project.apiKey]);
     expect(run.lines.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
-      'ok secrets', 'ok database', 'ok migrations', 'ok keys', 'ok api', 'ok api-key',
+      'ok secrets', 'ok database', 'ok role', 'ok migrations', 'ok keys', 'ok api', 'ok api-key',
     ]);
     expect(run.status).toBe(0);
     expect(run.line('api-key')).toContain(`${project.keyPrefix}… authenticates`);
     const text = run.lines.join('\n');
-    for (const secret of [project.apiKey, TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, db.url]) expect(text).not.toContain(secret);
+    for (const secret of [project.apiKey, TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, db.url, appRole.url]) expect(text).not.toContain(secret);
   });
 
   it('takes the key from SERVICE_API_KEY, never from API_KEY, and finds the API at HOST:PORT without --api-url', async () => {
@@ -89,6 +93,14 @@ describe('jtrace doctor', () => {
     expect(run.lines.join('\n')).not.toContain('secret-password');
   });
 
+  it('fails the role check when DATABASE_URL connects as a superuser, saying how to create the application role', async () => {
+    const run = await doctor(['--api-url', apiUrl, '--api-key', project.apiKey], { pool: db.pool, env: { ...healthyEnv(), DATABASE_URL: db.url } });
+    expect(run.status).toBe(1);
+    expect(run.line('role')).toMatch(/^fail role DATABASE_URL connects as a superuser; fix: connect DATABASE_URL as an application role without superuser rights: CREATE ROLE jtrace_app LOGIN .*NOSUPERUSER.*docs\/operations\.md/);
+    for (const check of ['secrets', 'database', 'migrations', 'keys', 'api', 'api-key']) expect(run.line(check)).toMatch(/^ok /);
+    expect(run.lines.join('\n')).not.toContain(db.url);
+  });
+
   it('fails when migrations are pending', async () => {
     const empty = await createEmptyDatabase();
     cleanups.push(() => empty.drop());
@@ -100,6 +112,8 @@ describe('jtrace doctor', () => {
 
   it.each([
     ['a short ADMIN_TOKEN', { ADMIN_TOKEN: 'too-short' }, /^fail secrets ADMIN_TOKEN: must be at least 32 characters.*; fix: set ADMIN_TOKEN/],
+    ['an ADMIN_TOKEN of 32 identical characters', { ADMIN_TOKEN: 'x'.repeat(32) }, /^fail secrets ADMIN_TOKEN: has too little entropy.*; fix: set ADMIN_TOKEN .*without a repeated pattern/],
+    ['an ENCRYPTION_KEY of a repeated 16-character pattern', { ENCRYPTION_KEY: '6b7d1d7f7a15ed26'.repeat(4) }, /^fail secrets ENCRYPTION_KEY: has too little entropy: the same 10 characters occur twice/],
     ['a missing ADMIN_TOKEN with DATABASE_URL', { ADMIN_TOKEN: '' }, /^fail secrets ADMIN_TOKEN: is required with DATABASE_URL.*; fix: set ADMIN_TOKEN/],
     ['a missing ENCRYPTION_KEY with DATABASE_URL', { ENCRYPTION_KEY: '' }, /^fail secrets ENCRYPTION_KEY: is required with DATABASE_URL.*; fix: set ENCRYPTION_KEY/],
     ['an unreadable ADMIN_TOKEN_FILE', { ADMIN_TOKEN: '', ADMIN_TOKEN_FILE: '/nonexistent/token' }, /^fail secrets ADMIN_TOKEN_FILE: the file cannot be read/],
@@ -131,7 +145,9 @@ describe('jtrace doctor', () => {
     expect(unreadable.line('keys')).toMatch(/^fail keys values under a key that is not configured: replay_destinations 1; fix: set ENCRYPTION_KEY_PREVIOUS/);
 
     const rotating = createKeyring({ current: TEST_ENCRYPTION_KEY, previous: 'a-key-this-installation-no-longer-has-0123456789' });
-    const previous = await doctor(['--api-url', apiUrl], { pool: other.pool, keyring: rotating });
+    const otherRole = await createApplicationRole(other);
+    cleanups.push(() => otherRole.drop());
+    const previous = await doctor(['--api-url', apiUrl], { pool: otherRole.pool, keyring: rotating });
     expect(previous.line('keys')).toMatch(/^warn keys still under the previous key: destination headers 1, API keys 1; fix: run jtrace rotate:reencrypt/);
     expect(previous.status).toBe(0);
   });

@@ -6,7 +6,7 @@
 import { ConfigError } from '../config/config.ts';
 import type { CliContext } from '../cli/context.ts';
 import { checkApiKey, checkApiReady, defaultApiUrl } from './api-checks.ts';
-import { checkDatabase, checkKeys, checkMigrations, checkSecrets, describeError, type CheckResult } from './checks.ts';
+import { checkDatabase, checkKeys, checkMigrations, checkRole, checkSecrets, describeError, type CheckResult } from './checks.ts';
 
 /** PostgreSQL's code for a missing table. */
 const UNDEFINED_TABLE = '42P01';
@@ -35,10 +35,19 @@ async function databaseChecks(ctx: CliContext, emit: (result: CheckResult) => vo
       emit(database);
       emitted = true;
       if (database.status === 'fail') {
+        emit({ status: 'skip', check: 'role', detail: 'the database is unreachable' });
         emit({ status: 'skip', check: 'migrations', detail: 'the database is unreachable' });
         emit({ status: 'skip', check: 'keys', detail: 'the database is unreachable' });
         return;
       }
+      emit(
+        await checkRole(pool).catch((error: unknown): CheckResult => ({
+          status: 'fail',
+          check: 'role',
+          detail: `the role's rights cannot be read (${describeError(error)})`,
+          fix: 'check that the database user may read pg_roles',
+        })),
+      );
       emit(
         await checkMigrations(pool).catch((error: unknown): CheckResult => ({
           status: 'fail',
@@ -68,7 +77,7 @@ async function databaseChecks(ctx: CliContext, emit: (result: CheckResult) => vo
             fix: 'check DATABASE_URL, or for the embedded database the log lines above and the ./.data directory',
           },
     );
-    for (const check of ['migrations', 'keys']) emit({ status: 'skip', check, detail: 'the database could not be opened' });
+    for (const check of ['role', 'migrations', 'keys']) emit({ status: 'skip', check, detail: 'the database could not be opened' });
   }
   return listen;
 }

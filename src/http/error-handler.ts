@@ -81,6 +81,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const appError = toAppError(error);
     if (appError.code === 'database_unavailable') {
       request.log.warn({ err: describeError(error) }, 'database unavailable');
+    } else if (appError.code === 'key_superseded') {
+      request.log.warn('refused: ENCRYPTION_KEY has been replaced by a newer key; restart with the new key');
     } else if (appError.status >= 500) {
       request.log.error({ err: describeError(error) }, appError.code === 'query_timeout' ? 'statement timeout' : 'unexpected failure');
     }

@@ -39,6 +39,9 @@ export const ERROR_STATUS = {
   query_timeout: 503,
   // The database cannot be reached: transient, sent with Retry-After (docs/hostile-input.md).
   database_unavailable: 503,
+  // This process's ENCRYPTION_KEY was rotated away: it would act on part of the data only
+  // (docs/operations.md, "Key rotation"). Another instance, or a restart with the new key, answers.
+  key_superseded: 503,
   // Node's HTTP parser refused the request: headers or body not received in time, or not valid HTTP.
   request_timeout: 408,
   bad_request: 400,

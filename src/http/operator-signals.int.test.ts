@@ -149,6 +149,17 @@ describe('refusals of the HTTP parser answer the spec error shape', () => {
     expect(bodyOf(response).error.code).toBe('bad_url');
   });
 
+  it('an HTTP/1.1 request without Host: 400 bad_request with a request id, and the connection closed', async () => {
+    const response = await rawExchange('GET /health HTTP/1.1\r\n\r\n');
+    expect(response).toMatch(/^HTTP\/1\.1 400 /);
+    const body = bodyOf(response);
+    expect(body.error).toMatchObject({ code: 'bad_request', message: expect.any(String), requestId: expect.any(String) });
+    expect(response).toContain(`x-request-id: ${body.error.requestId}\r\n`);
+    expect(response.toLowerCase()).toContain('connection: close\r\n');
+    // HTTP/1.0 needs no Host.
+    expect(await rawExchange('GET /health HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('stalled headers: 408 request_timeout once the headers timeout passes', async () => {
     const response = await rawExchange('GET /health HTTP/1.1\r\nHost: x\r\n');
     expect(response).toMatch(/^HTTP\/1\.1 408 /);

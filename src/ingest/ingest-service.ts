@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import type { Keyring } from '../crypto/keyring.ts';
 import { isStatementTimeout, withTransaction, type Pool, type PoolClient } from '../db/pool.ts';
+import { AppError } from '../http/errors.ts';
 import type { EnvironmentRow } from '../projects/environments-sql.ts';
+import type { KeyFreshness } from '../rotation/key-mismatch.ts';
 import { getEventDetail, getJourneyDetail } from '../query/details.ts';
 import { prepareEvent, type PrepareContext, type Refusal } from './prepare.ts';
 import type { MicrosClock } from './received-clock.ts';
@@ -16,6 +18,15 @@ export interface IngestDeps {
   allowFullPayloadCapture: boolean;
   maxEventPayloadBytes: number;
   warmup?: StatisticsWarmup;
+  /** Refuses ingestion (503 key_superseded) once a rotation replaced this process's key. */
+  keyFreshness?: KeyFreshness;
+}
+
+/** A process on a rotated-away key would hash, tokenize and encrypt under the outgoing key. */
+async function refuseSupersededKey(deps: IngestDeps): Promise<void> {
+  if (deps.keyFreshness !== undefined && (await deps.keyFreshness.superseded())) {
+    throw new AppError('key_superseded', 'This server runs on an encryption key that a rotation replaced; send the events to an instance with the new key, or retry later.');
+  }
 }
 
 export interface IngestScope {
@@ -80,6 +91,7 @@ export async function ingestEvents(
   envelopes: unknown[],
   route: 'batch' | 'single',
 ): Promise<EventResult[]> {
+  await refuseSupersededKey(deps);
   const ctx = prepareContext(deps, scope);
   const results: Array<EventResult | null> = [];
   const pending: Array<{ index: number; input: StoreInput }> = [];
@@ -118,6 +130,7 @@ export async function ingestEvents(
  * event, each accepted event read back as the read routes would show it, then rolled back.
  */
 export async function dryRunEvents(deps: IngestDeps, scope: IngestScope, envelopes: unknown[]): Promise<EventResult[]> {
+  await refuseSupersededKey(deps);
   const ctx = prepareContext(deps, scope);
   const storeScope = { projectId: scope.projectId, environmentId: scope.environment.id };
   const readScope = { projectId: scope.projectId, environmentId: scope.environment.id };

@@ -5,7 +5,7 @@ import { canonicalEventJson } from '../protocol/canonical-json.ts';
 import { applyCapture, type CapturableEvent, type CaptureResult, type CaptureSettings } from './capture/capture.ts';
 import { classifyEvent, validateEnvelope, type ValidEvent } from '../protocol/envelope.ts';
 import { computePayloadDiff, type PayloadDiff } from '../protocol/payload-diff.ts';
-import { findUnstorable, hasUnpairedSurrogate } from '../protocol/storability.ts';
+import { findUnstorable, findUnstorableEventValue } from '../protocol/storability.ts';
 import { checkStructuralLimits } from '../protocol/structural-limits.ts';
 
 /**
@@ -57,41 +57,6 @@ function refuse(envelope: unknown, code: ErrorCode, message: string, details?: E
   };
 }
 
-/** Values stored in the clear must hold no NUL and no unpaired surrogate (2.7 step 6). */
-function findUnstorableField(event: ValidEvent, capture: CaptureResult): string | null {
-  const clear: Array<[string, unknown]> = [
-    ['event.id', event.id],
-    ['event.journeyId', event.journeyId],
-    ['event.service', event.service],
-    ['event.entity.type', event.entity.type],
-    ['event.name', event.name],
-    ['event.journeyLabel', event.journeyLabel],
-    ['event.parentEventId', event.parentEventId],
-    ['event.traceId', event.traceId],
-    ['event.spanId', event.spanId],
-    ['event.messageId', event.messageId],
-    ['event.correlationId', event.correlationId],
-    ['event.aliases', event.aliases ? Object.keys(event.aliases) : undefined],
-    ['event.input', capture.inputPayload],
-    ['event.output', capture.outputPayload],
-    ['event.error', capture.error],
-    ['event.runtime', capture.runtimeMetadata],
-    ['event.deployment', capture.deploymentMetadata],
-    ['event.metadata', capture.customMetadata],
-  ];
-  for (const [path, value] of clear) {
-    if (value === undefined || value === null) continue;
-    const found = findUnstorable(value, path);
-    if (found !== null) return found;
-  }
-  // Encrypted values may hold NUL, but UTF-8 cannot carry an unpaired surrogate.
-  if (hasUnpairedSurrogate(event.entity.id)) return 'event.entity.id';
-  for (const [type, value] of Object.entries(event.aliases ?? {})) {
-    if (hasUnpairedSurrogate(value)) return `event.aliases.${type}`;
-  }
-  return null;
-}
-
 export function prepareEvent(envelope: unknown, ctx: PrepareContext): Preparation {
   const structural = checkStructuralLimits(envelope, ctx.maxEventPayloadBytes);
   if (structural !== null) return refuse(envelope, structural.code, structural.message, structural.details);
@@ -128,7 +93,14 @@ export function prepareEvent(envelope: unknown, ctx: PrepareContext): Preparatio
       canonical,
       capture,
       payloadDiff,
-      unstorablePath: findUnstorableField(event, capture),
+      unstorablePath: findUnstorableEventValue(event, {
+        input: capture.inputPayload,
+        output: capture.outputPayload,
+        error: capture.error,
+        runtime: capture.runtimeMetadata,
+        deployment: capture.deploymentMetadata,
+        metadata: capture.customMetadata,
+      }),
     },
   };
 }

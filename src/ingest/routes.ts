@@ -26,6 +26,15 @@ function malformed(): AppError {
   return new AppError('malformed_json', 'The body is not valid JSON.');
 }
 
+/** Whether a Content-Encoding header names any coding other than identity. */
+export function isEncoded(header: string | string[] | undefined): boolean {
+  if (header === undefined) return false;
+  return (Array.isArray(header) ? header.join(',') : header)
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .some((coding) => coding !== '' && coding !== 'identity');
+}
+
 /** 8.1: the wire shape of one batch result. */
 function wireResult(result: EventResult) {
   if (result.status === 'accepted') {
@@ -75,12 +84,29 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
     if (size === 0 && request.headers['content-type'] === undefined) throw malformed();
     return Readable.from([], { objectMode: false });
   };
+  /**
+   * A body sent with a Content-Encoding other than identity is 415 at the media-type step
+   * (1.5), after its size: read as plain JSON it would be refused for the wrong reason or, for
+   * an encoding that leaves JSON intact, accepted. No encoding is decoded (docs/ingestion.md).
+   */
+  const refuseEncodedBody = async (request: FastifyRequest, _reply: unknown, payload: NodeJS.ReadableStream) => {
+    if (!isEncoded(request.headers['content-encoding'])) return payload;
+    // A declared size was checked on arrival; an undeclared one is counted, keeping nothing.
+    if (request.headers['content-length'] === undefined) {
+      let size = 0;
+      for await (const chunk of payload) {
+        size += chunk.length;
+        if (size > bodyLimit) throw tooLarge();
+      }
+    }
+    throw new AppError('unsupported_media_type', 'Content-Encoding is not supported here: send the body unencoded (identity).');
+  };
   // The key is checked before the body is read (credential-first.ts); a refused one still
   // answers in the protocol's order, its query string read from the route's contract.
   const bodyOptions = {
     bodyLimit,
     onRequest: checkDeclaredSize,
-    preParsing: [measureUndeclaredSize, apiKeyBeforeBody(deps.auth, bodyLimit, checkDeclaredQuery)],
+    preParsing: [refuseEncodedBody, measureUndeclaredSize, apiKeyBeforeBody(deps.auth, bodyLimit, checkDeclaredQuery)],
   };
 
   const count = (results: EventResult[]) => {
@@ -102,7 +128,7 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
     queryBeforeCredential: true,
     missingBody: malformed,
   } as const;
-  const requestErrors = ['malformed_json', 'invalid_query', 'bad_url', 'unauthorized', 'unsupported_media_type', 'payload_too_large', 'internal_error'] as const;
+  const requestErrors = ['malformed_json', 'invalid_query', 'bad_url', 'unauthorized', 'unsupported_media_type', 'payload_too_large', 'key_superseded', 'internal_error'] as const;
   const eventErrors = [
     'invalid_event', 'unsupported_protocol_version', 'max_depth_exceeded', 'max_keys_exceeded', 'max_string_length_exceeded',
     'unstorable_payload', 'unauthorized_environment', 'event_id_conflict', 'journey_environment_mismatch', 'query_timeout',

@@ -263,6 +263,8 @@ function indexSlot(index: Map<string, AliasSlot>, slot: AliasSlot): void {
 function statedAliasTokens(keyring: Keyring, inputs: StoreInput[]): Map<string, string[]> {
   const byValue = new Map<string, string[]>();
   for (const input of inputs) {
+    // An event refused as unstorable is never stored, and its values may have no UTF-8 form.
+    if (input.prepared.unstorablePath !== null) continue;
     for (const value of Object.values(input.prepared.event.aliases ?? {})) {
       const normalized = normalizeIdentifier(value);
       if (!byValue.has(normalized)) byValue.set(normalized, searchTokensForLookup(keyring, normalized).map((t) => t.token));

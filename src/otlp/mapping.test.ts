@@ -95,7 +95,26 @@ describe('isJourneyRecord and linkParents', () => {
     const journeyRecords = records.filter(isJourneyRecord);
     const mapped = journeyRecords.map((record) => mapRecord(record, 'production'));
     linkParents(journeyRecords, mapped);
-    expect(mapped.map((m) => m.envelope.event.parentEventId)).toEqual(['evt_parent', undefined, undefined]);
+    // The third span's parent is not in this export: its event id is derived, as its own export derives it.
+    expect(mapped.map((m) => m.envelope.event.parentEventId)).toEqual(['evt_parent', undefined, `otel-span-${TRACE}-4444444444444444`]);
+  });
+
+  it('a parent exported earlier is named by the id its own export gave its event, without a read', () => {
+    const [parent] = spansOf([span({ spanId: 'aaaaaaaaaaaaaaaa' })]);
+    const [child] = spansOf([span({ spanId: 'bbbbbbbbbbbbbbbb', parentSpanId: 'aaaaaaaaaaaaaaaa' })]);
+    const parentEvent = mapRecord(parent!, 'production');
+    linkParents([parent!], [parentEvent]);
+    const childEvent = mapRecord(child!, 'production');
+    linkParents([child!], [childEvent]);
+    expect(childEvent.envelope.event.parentEventId).toBe(parentEvent.eventId);
+    expect(parentEvent.envelope.event).not.toHaveProperty('parentEventId');
+  });
+
+  it('log records never get a parent from the span they were written in', () => {
+    const records = flattenRequest(requestFromJson('logs', jsonLogs('checkout', [{ traceId: TRACE, spanId: 'cccccccccccccccc', timeMs: Date.UTC(2026, 7, 6), attributes: span().attributes }])));
+    const mapped = records.map((record) => mapRecord(record, 'production'));
+    linkParents(records, mapped);
+    expect(mapped[0]?.envelope.event).not.toHaveProperty('parentEventId');
   });
 });
 

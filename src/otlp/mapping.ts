@@ -67,9 +67,7 @@ function durationMs(record: OtlpRecord): number | undefined {
  * record: a span from its trace and span ids, a log record from a hash of all it carries.
  */
 export function derivedEventId(record: OtlpRecord): string {
-  if (record.signal === 'traces' && record.traceId !== '' && record.spanId !== '') {
-    return `otel-span-${record.traceId}-${record.spanId}`;
-  }
+  if (record.signal === 'traces' && record.traceId !== '' && record.spanId !== '') return spanEventId(record.traceId, record.spanId);
   const digest = createHash('sha256')
     .update(JSON.stringify([record.signal, record.traceId, record.spanId, record.spanName ?? null, record.fingerprint]))
     .digest('hex');
@@ -118,18 +116,28 @@ export function mapRecord(record: OtlpRecord, environmentName: string): MappedEv
   return { eventId, envelope: { protocolVersion: '0.1', event } };
 }
 
+/** The event id a span gets when it sets no `jtrace.event.id` (derivedEventId with valid ids). */
+function spanEventId(traceId: string, spanId: string): string {
+  return `otel-span-${traceId}-${spanId}`;
+}
+
 /**
- * parentEventId names the parent span's event when that parent is itself a journey record of
- * the same export (a span's parent usually ends, and is exported, with or after it).
+ * parentEventId names the parent span's event. A parent that is a journey record of the same
+ * export gives its own event id (its `jtrace.event.id` when set). Any other parent was exported
+ * earlier, or will be later, or carries no journey attributes: its event id is derived from the
+ * trace and span ids alone, as the parent's own export derives it, so no read is needed. A parent
+ * that never becomes an event leaves a parentEventId naming no stored event (docs/otlp.md).
  */
 export function linkParents(records: OtlpRecord[], mapped: MappedEvent[]): void {
   const eventIdBySpan = new Map<string, unknown>();
   records.forEach((record, i) => {
-    if (record.spanId !== '') eventIdBySpan.set(`${record.traceId}/${record.spanId}`, mapped[i]!.eventId);
+    if (record.signal === 'traces' && record.spanId !== '') eventIdBySpan.set(`${record.traceId}/${record.spanId}`, mapped[i]!.eventId);
   });
   records.forEach((record, i) => {
-    if (record.parentSpanId === '') return;
-    const parent = eventIdBySpan.get(`${record.traceId}/${record.parentSpanId}`);
+    // A log record names a span it was written in, not a parent: only spans link.
+    if (record.signal !== 'traces' || record.parentSpanId === '' || record.traceId === '') return;
+    const key = `${record.traceId}/${record.parentSpanId}`;
+    const parent = eventIdBySpan.has(key) ? eventIdBySpan.get(key) : spanEventId(record.traceId, record.parentSpanId);
     if (typeof parent === 'string') mapped[i]!.envelope.event.parentEventId = parent;
   });
 }

@@ -115,7 +115,7 @@ export function registerOtlpRoutes(app: FastifyInstance, deps: OtlpDeps): void {
           query: {},
           body: { schema: exportRequestDocument, contentTypes: ['application/x-protobuf', 'application/json'], required: false },
           answers: { 200: { description: 'Export response; partialSuccess when records were refused (docs/otlp.md).', schema: signal === 'traces' ? otlpTracesResponseSchema : otlpLogsResponseSchema } },
-          errors: ['invalid_request', 'malformed_json', 'invalid_query', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'database_unavailable', 'query_timeout', 'internal_error'],
+          errors: ['invalid_request', 'malformed_json', 'invalid_query', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'database_unavailable', 'query_timeout', 'key_superseded', 'internal_error'],
         },
         options: { bodyLimit: deps.maxRequestBytes, onRequest: checkRequest },
         handler: (request, reply, { credential }) => handle(signal)(request, reply, credential),

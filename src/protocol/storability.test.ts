@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findUnstorable, hasUnpairedSurrogate, isStorableText } from './storability.ts';
+import type { ValidEvent } from './envelope-types.ts';
+import { findUnstorable, findUnstorableEventValue, hasUnpairedSurrogate, isStorableText } from './storability.ts';
 
 describe('hasUnpairedSurrogate', () => {
   it('accepts well-formed text', () => {
@@ -54,5 +55,28 @@ describe('findUnstorable (2.7 step 6)', () => {
   it('walks an own __proto__ key', () => {
     const value = JSON.parse('{"__proto__":{"x":"\\u0000"}}') as unknown;
     expect(findUnstorable(value, 'event.input')).toBe('event.input.__proto__.x');
+  });
+});
+
+describe('findUnstorableEventValue (2.7 step 6, 12.5: one decision per event)', () => {
+  const event = (extra: Partial<ValidEvent> = {}): ValidEvent => ({
+    id: 'evt_1', journeyId: 'jrn_1', environment: 'production', service: 'svc', entity: { type: 'order', id: 'o-1' },
+    operation: 'received', name: 'step', timestamp: '2026-08-06T16:31:02.120Z', timestampMs: 0, ...extra,
+  });
+  const nothingKept = { input: null, output: null, error: null, runtime: null, deployment: null, metadata: null };
+
+  it('refuses an unpaired surrogate anywhere, even in a value capture drops', () => {
+    expect(findUnstorableEventValue(event({ input: { a: ['x\uDC00'] } }), nothingKept)).toBe('event.input.a.0');
+    expect(findUnstorableEventValue(event({ aliases: { mail: 'a\uD800' } }), nothingKept)).toBe('event.aliases.mail');
+    expect(findUnstorableEventValue(event({ entity: { type: 'order', id: '\uDC00\uD800' } }), nothingKept)).toBe('event.entity.id');
+    expect(findUnstorableEventValue(event({ metadata: { ['k\uD800']: 1 } }), nothingKept)).toBe('event.metadata.k\uD800');
+  });
+
+  it('refuses NUL only where the value is stored in the clear', () => {
+    expect(findUnstorableEventValue(event({ entity: { type: 'order', id: 'o\u0000' }, aliases: { mail: 'a\u0000' } }), nothingKept)).toBeNull();
+    expect(findUnstorableEventValue(event({ input: { a: 'x\u0000' } }), nothingKept)).toBeNull();
+    expect(findUnstorableEventValue(event({ input: { a: 'x\u0000' } }), { ...nothingKept, input: { a: 'x\u0000' } })).toBe('event.input.a');
+    expect(findUnstorableEventValue(event({ aliases: { ['m\u0000']: 'a' } }), nothingKept)).toBe('event.aliases.m\u0000');
+    expect(findUnstorableEventValue(event({ name: 'st\u0000ep' }), nothingKept)).toBe('event.name');
   });
 });

@@ -18,6 +18,8 @@ import {
   type DestinationRow,
 } from './destinations-sql.ts';
 import { MAX_DESTINATION_ID_LENGTH } from './limits.ts';
+import { AppError } from '../http/errors.ts';
+import { supersedingKeyId } from '../rotation/key-mismatch.ts';
 
 /** What every read shows of a destination: header names, never their values. */
 export interface DestinationView {
@@ -49,6 +51,10 @@ export async function createDestination(
   projectId: string,
   input: NewDestination,
 ): Promise<DestinationView> {
+  // A process on a rotated-away key would encrypt the headers under the outgoing key.
+  if ((await supersedingKeyId(pool, keyring)) !== null) {
+    throw new AppError('key_superseded', 'This server runs on an encryption key that a rotation replaced; restart it with the new ENCRYPTION_KEY.');
+  }
   // All values as one encrypted JSON object: one ciphertext per destination, names kept apart.
   const headersEncrypted = encryptField(keyring, JSON.stringify(input.headers));
   return withTransaction(pool, async (client) => {

@@ -34,7 +34,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
       summary: 'Create a replay destination',
       body: { schema: destinationBodySchema },
       answers: { 201: { description: 'The destination; header values are never returned.', schema: dataOf(destinationSchema) } },
-      errors: [...adminErrors, ...bodyErrors, 'invalid_environment_type'],
+      errors: [...adminErrors, ...bodyErrors, 'invalid_environment_type', 'key_superseded'],
     },
     handler: async (request, reply, { credential: projectId }) => {
       if (request.body === undefined) throw errors.invalidRequest('', 'The request needs a JSON body.');

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { resolveSecrets } from './secrets.ts';
 
-const STRONG_KEY = 'c0ffee0123456789abcdef0123456789abcdef0123456789abcdef0123456789';
+const STRONG_KEY = '6b7d1d7f7a15ed2660cb5a64532da16ece715a1e4d1c2ebcb63cc6b61f020596';
 const TOKEN = 'admin-token-from-the-file-0123456789abcdef';
 let dir: string;
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_TOKEN, bearer } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { SESSION_BODY_LIMIT_BYTES } from './session.ts';
 import { SESSION_LIFETIME_SECONDS } from './session-token.ts';
 import { SAME_ORIGIN, clock, cookieHeader, expectError, signIn, signInRequest, uniqueAddress, webApp } from './test-kit.ts';
 
@@ -84,6 +85,37 @@ describe('sign-in', () => {
     for (let i = 0; i < 2; i++) expectError(await signInRequest(target, WRONG_TOKEN, { remoteAddress }), 401, 'unauthorized');
     const api = await target.inject({ method: 'GET', url: '/v1/projects', headers: bearer(TEST_ADMIN_TOKEN), remoteAddress });
     expectError(api, 429, 'too_many_attempts');
+  });
+});
+
+describe('sign-in and sign-out bodies', () => {
+  const post = (target: FastifyInstance, payload: string, remoteAddress = uniqueAddress(), headers: Record<string, string> = SAME_ORIGIN) =>
+    target.inject({ method: 'POST', url: '/ui/api/session', headers: { ...headers, 'content-type': 'application/json' }, payload, remoteAddress });
+
+  it(`are capped at ${SESSION_BODY_LIMIT_BYTES} bytes: 413 payload_too_large`, async () => {
+    const target = await app();
+    const padded = (size: number) => JSON.stringify({ token: TEST_ADMIN_TOKEN, pad: 'x'.repeat(size - TEST_ADMIN_TOKEN.length - 21) });
+    expect(Buffer.byteLength(padded(SESSION_BODY_LIMIT_BYTES))).toBe(SESSION_BODY_LIMIT_BYTES);
+    expect((await post(target, padded(SESSION_BODY_LIMIT_BYTES))).statusCode).toBe(204);
+    expectError(await post(target, padded(SESSION_BODY_LIMIT_BYTES + 1)), 413, 'payload_too_large');
+    const cookie = await signIn(target);
+    const signOut = await target.inject({
+      method: 'DELETE',
+      url: '/ui/api/session',
+      headers: { cookie, ...SAME_ORIGIN, 'content-type': 'application/json' },
+      payload: JSON.stringify({ pad: 'x'.repeat(SESSION_BODY_LIMIT_BYTES) }),
+    });
+    expectError(signOut, 413, 'payload_too_large');
+    expect((await getSession(target, cookie)).statusCode).toBe(200);
+  });
+
+  it('are not read from a locked address or another origin: 429 or 403 even when malformed or too large', async () => {
+    const target = await app();
+    const remoteAddress = uniqueAddress();
+    for (let i = 0; i < 5; i++) expectError(await signInRequest(target, WRONG_TOKEN, { remoteAddress }), 401, 'unauthorized');
+    expectError(await post(target, '{"token":', remoteAddress), 429, 'too_many_attempts');
+    expectError(await post(target, 'x'.repeat(SESSION_BODY_LIMIT_BYTES * 4), remoteAddress), 429, 'too_many_attempts');
+    expectError(await post(target, '{"token":', uniqueAddress(), { origin: 'http://evil.example' }), 403, 'forbidden_origin');
   });
 });
 

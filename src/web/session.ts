@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkAdminSignIn, type AuthContext } from '../auth/credentials.ts';
+import { checkAdminSignIn, lockedAddressBeforeBody, type AuthContext } from '../auth/credentials.ts';
 import { errors } from '../http/errors.ts';
 import { dataOf } from '../http/answers.ts';
 import { sessionSchema } from '../http/answer-schemas/service.ts';
@@ -29,6 +29,11 @@ export async function readSession(request: FastifyRequest, deps: SessionDeps): P
 }
 
 const COMMON_ERRORS = ['invalid_query', 'bad_url', 'internal_error'] as const;
+/**
+ * Body limit of sign-in and sign-out, in bytes: a sign-in body holds one token, sign-out none.
+ * The server's 1 MB limit let anyone make the server parse 1 MB per request without a credential.
+ */
+export const SESSION_BODY_LIMIT_BYTES = 4096;
 
 /** Sign-in, the current session and sign-out (docs/web-interface.md, "Session"). */
 export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): void {
@@ -44,8 +49,10 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
       query: {},
       body: { schema: signInBodySchema },
       answers: { 204: { description: 'Signed in; Set-Cookie carries the session.' } },
-      errors: [...COMMON_ERRORS, 'invalid_request', 'malformed_json', 'unauthorized', 'too_many_attempts', 'forbidden_origin'],
+      errors: [...COMMON_ERRORS, 'invalid_request', 'malformed_json', 'payload_too_large', 'unauthorized', 'too_many_attempts', 'forbidden_origin'],
     },
+    // Origin (the scope's onRequest hook), then the address lock, then a body of a few KB.
+    options: { bodyLimit: SESSION_BODY_LIMIT_BYTES, onRequest: lockedAddressBeforeBody(deps.auth) },
     handler: async (request, reply) => {
       const body = signInBodySchema.safeParse(request.body);
       if (!body.success) throw errors.invalidRequest('token', 'Send {"token": "<admin token>"}.');
@@ -83,8 +90,9 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
       credential: null,
       query: {},
       answers: { 204: { description: 'Signed out.' } },
-      errors: [...COMMON_ERRORS, 'forbidden_origin'],
+      errors: [...COMMON_ERRORS, 'malformed_json', 'payload_too_large', 'forbidden_origin'],
     },
+    options: { bodyLimit: SESSION_BODY_LIMIT_BYTES },
     handler: async (request, reply) => {
       const session = await readSession(request, deps);
       // A copy of the cookie kept elsewhere must stop working too, not only the browser's.

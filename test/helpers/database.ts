@@ -54,3 +54,34 @@ export async function createEmptyDatabase(): Promise<TestDatabase> {
   const { serverUrl, name, url } = await createDatabase(null);
   return testDatabase(serverUrl, name, url, createPool({ connectionString: url, max: 5, statementTimeoutMs: 0 }));
 }
+
+export interface ApplicationRole {
+  url: string;
+  pool: Pool;
+  drop(): Promise<void>;
+}
+
+/**
+ * A login role without superuser rights that may read and write the test database's tables, as
+ * docs/operations.md tells an installation to connect ("The application role").
+ */
+export async function createApplicationRole(db: TestDatabase): Promise<ApplicationRole> {
+  const role = `jtrace_app_${randomBytes(6).toString('hex')}`;
+  const password = randomBytes(18).toString('base64url');
+  await db.pool.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
+  await db.pool.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+  await db.pool.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+  const url = new URL(db.url);
+  url.username = role;
+  url.password = password;
+  const pool = createPool({ connectionString: url.toString(), max: 3, statementTimeoutMs: 15_000 });
+  return {
+    url: url.toString(),
+    pool,
+    async drop() {
+      await pool.end();
+      await db.pool.query(`DROP OWNED BY ${role}`);
+      await db.pool.query(`DROP ROLE ${role}`);
+    },
+  };
+}

@@ -12,6 +12,12 @@ export const RESEND_WINDOW_MS = 30_000;
 /** …or this many sends in all, whichever comes first. */
 export const MAX_SENDS = 10;
 const IDLE_POLL_MS = 10;
+/**
+ * Bytes of a response body read at most. A batch of 100 verdicts is a few tens of KB even with
+ * refusal details; past this the rest is not read (a 3 GB answer once took the host to 1.25 GB)
+ * and the answer counts as one without usable verdicts.
+ */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 interface Pending {
   readonly envelope: BuiltEnvelope;
@@ -65,6 +71,7 @@ export class Delivery {
   private request: Promise<void> | null = null;
   private abort: AbortController | null = null;
   private closed = false;
+  private pumpScheduled = false;
   private readonly timer: NodeJS.Timeout;
   private readonly breaker: CircuitBreaker;
 
@@ -108,7 +115,20 @@ export class Delivery {
     this.trimOldest();
     this.compact();
     this.counters.queued = this.size;
-    if (this.size >= this.settings.batchSize) this.pump();
+    if (this.size >= this.settings.batchSize) this.schedulePump();
+  }
+
+  /**
+   * A full batch is sent on the next turn of the event loop, never inside the host's call that
+   * filled it: the first send's set-up (fetch's dispatcher, the connection) is not the host's cost.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    }).unref();
   }
 
   /** Drops the oldest waiting events while the queue is over its count or its size. */
@@ -132,7 +152,8 @@ export class Delivery {
 
   /** Starts one request if none is under way, the breaker allows it and something is due. */
   pump(): void {
-    if (this.request !== null || this.size === 0) return;
+    // Once shut down, no request starts: the host may exit the moment shutdown() resolves.
+    if (this.closed || this.request !== null || this.size === 0) return;
     const now = this.now();
     if (!this.breaker.canSend(now)) return;
     const batch: Pending[] = [];
@@ -154,7 +175,7 @@ export class Delivery {
       this.counters.inFlight = 0;
       this.request = null;
       this.abort = null;
-      if (!this.closed || this.size > 0) queueMicrotask(() => this.pump());
+      if (!this.closed) queueMicrotask(() => this.pump());
     });
   }
 
@@ -169,6 +190,8 @@ export class Delivery {
         abort.abort();
         reject(Object.assign(new Error('The request took longer than requestTimeoutMs.'), { name: 'TimeoutError' }));
       }, this.settings.requestTimeoutMs);
+      // A request under way never keeps the host process alive.
+      timeout.unref?.();
     });
     this.counters.requests += 1;
     for (const item of batch) item.sends += 1;
@@ -181,8 +204,10 @@ export class Delivery {
           headers: { 'content-type': 'application/json', authorization: `Bearer ${this.settings.apiKey}` },
           body: `{"events":[${batch.map((item) => item.envelope.json).join(',')}]}`,
           signal: abort.signal,
+          // A redirect would send the batch, and its key, to another origin: never followed.
+          redirect: 'manual',
         });
-        return { status: response.status, text: await response.text() };
+        return { status: response.status, text: await readCapped(response, MAX_RESPONSE_BYTES) };
       })();
       // Settling after the timeout is ignored, never an unhandled rejection.
       exchange.catch(() => {});
@@ -219,6 +244,16 @@ export class Delivery {
       return;
     }
     this.breaker.success();
+    if (status >= 300 && status < 400) {
+      // Resending would meet the same redirect: the endpoint is wrong, and only the host can fix it.
+      this.report({
+        kind: 'transport_error',
+        message: `The server answered with a redirect (HTTP ${status}), which is not followed; set endpoint to the final URL. Its events are dropped.`,
+        detail: { status },
+      });
+      this.drop(batch.length, 'request_refused');
+      return;
+    }
     if (status >= 400) {
       // A whole-request 4xx (bad key, body refused) is never resent (8.4).
       const code = errorCode(body);
@@ -309,6 +344,29 @@ export class Delivery {
     this.counters.queued = 0;
     return drained;
   }
+}
+
+/**
+ * The body as text, reading at most `max` bytes: past it the rest is cancelled and '' returned,
+ * which parses as no verdicts. A body cut off by the network throws, as a failed request.
+ */
+async function readCapped(response: Response, max: number): Promise<string> {
+  const body = response.body;
+  if (body === null) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      reader.cancel().catch(() => {});
+      return '';
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 function describeNetworkError(error: unknown): string {

@@ -66,6 +66,16 @@ export function describeError(error: unknown, settings: Pick<BuilderSettings, 'c
     if (typeof stack === 'string') picked.stack = stack;
   } else if (typeof error === 'string') {
     picked.message = error;
+  } else if (isErrorShaped(error)) {
+    // `{ type, message, code }` given as a plain object reads as the Error it describes.
+    const type = readOr(() => error.type, undefined);
+    const name = readOr(() => error.name, undefined);
+    picked.type = typeof type === 'string' && type !== '' ? type : typeof name === 'string' && name !== '' ? name : 'Error';
+    picked.message = readOr(() => String(error.message), UNREADABLE);
+    const code = readOr(() => error.code, undefined);
+    if (typeof code === 'string' || typeof code === 'number') picked.code = String(code);
+    const stack = settings.captureStack ? readOr(() => error.stack, undefined) : undefined;
+    if (typeof stack === 'string') picked.stack = stack;
   } else {
     picked.type = typeof error;
     // A thrown object is captured and redacted like a payload before it becomes the message
@@ -82,6 +92,32 @@ export function describeError(error: unknown, settings: Pick<BuilderSettings, 'c
   if (typeof redacted.code === 'string') out.code = fitField(redacted.code, ERROR_FIELD_LENGTHS.code.max);
   if (typeof redacted.stack === 'string') out.stack = fitField(maskCredentialText(redacted.stack), ERROR_FIELD_LENGTHS.stack.max);
   return out;
+}
+
+const ERROR_SHAPE_KEYS = new Set(['type', 'name', 'message', 'code', 'stack']);
+
+interface ErrorShape {
+  type?: unknown;
+  name?: unknown;
+  message: string;
+  code?: unknown;
+  stack?: unknown;
+}
+
+/**
+ * A plain object (or one without a prototype) holding a string `message` and no keys but those
+ * of an error: anything else in it is data, captured and redacted as a payload would be.
+ */
+function isErrorShaped(value: unknown): value is ErrorShape {
+  try {
+    if (value === null || typeof value !== 'object') return false;
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return false;
+    if (typeof (value as { message?: unknown }).message !== 'string') return false;
+    return Object.keys(value).every((key) => ERROR_SHAPE_KEYS.has(key));
+  } catch {
+    return false;
+  }
 }
 
 function isError(value: unknown): value is Error {

@@ -1,7 +1,8 @@
 // A journey handle: wrappers around the host's own functions and explicit steps. Nothing here
 // throws into the host or changes what the host's function returns: the SDK's own work runs in
 // try/catch, and a wrapped function's value or exact error object is handed back untouched.
-import type { Aliases, Entity, JourneyContext, Operation, RecordFields, StepOptions } from './types.ts';
+import { UNREADABLE } from './capture.ts';
+import type { Aliases, Entity, FinishOptions, JourneyContext, Operation, RecordFields, StepOptions, WrapOptions } from './types.ts';
 
 /** What a journey needs from its recorder. */
 export interface JourneySink {
@@ -16,7 +17,11 @@ export interface JourneyInit {
   aliases?: Aliases | undefined;
   displayableAliases?: string[] | undefined;
   parentEventId?: string | undefined;
+  peerPropagation?: boolean | undefined;
 }
+
+/** The error a result judged a failure by `isFailure` is recorded with. */
+export const RESULT_FAILURE_TYPE = 'ResultFailure';
 
 type Wrapped<I, O> = (input: I) => O;
 
@@ -38,6 +43,8 @@ function resultKind(value: unknown): 'promise' | 'thenable' | 'value' {
 export class Journey {
   readonly journeyId: string;
   readonly entity: Entity;
+  /** The recorder's `peerPropagation`, read by the inject helpers. */
+  readonly peerPropagation: boolean;
   private pendingLabel: string | undefined;
   private pendingAliases: Aliases | undefined;
   private pendingDisplayable: string[] | undefined;
@@ -53,10 +60,11 @@ export class Journey {
     this.pendingAliases = init.aliases;
     this.pendingDisplayable = init.displayableAliases;
     this.lastEventId = init.parentEventId;
+    this.peerPropagation = init.peerPropagation === true;
   }
 
   /** What propagation carries to the next service (never aliases). */
-  context(): JourneyContext {
+  context(): JourneyContext & { entity: Entity } {
     return { journeyId: this.journeyId, entity: { ...this.entity }, ...(this.lastEventId ? { parentEventId: this.lastEventId } : {}) };
   }
 
@@ -105,9 +113,20 @@ export class Journey {
     return this.recordBuilt(() => ({ operation: 'failed', name, error: error ?? 'failed', ...stepFields(options ?? {}) }));
   }
 
-  /** The journey finished (`completed`). */
-  finish(name = 'complete', options?: StepOptions | null): string | undefined {
-    return this.recordBuilt(() => ({ operation: 'completed', name, ...stepFields(options ?? {}) }));
+  /**
+   * The journey finished: `completed`, or with `{ status: 'failed' }` a terminal `failed` step.
+   * Takes `finish(name?, options?)` or `finish(options)`.
+   */
+  finish(nameOrOptions?: string | FinishOptions | null, given?: FinishOptions | null): string | undefined {
+    return this.recordBuilt(() => {
+      const byObject = nameOrOptions !== null && typeof nameOrOptions === 'object';
+      const options: FinishOptions = (byObject ? nameOrOptions : given) ?? {};
+      const failed = options.status === 'failed';
+      const named = byObject ? options.name : (nameOrOptions ?? options.name);
+      const name = typeof named === 'string' && named !== '' ? named : failed ? 'failed' : 'complete';
+      if (failed) return { operation: 'failed', name, error: options.error ?? 'failed', ...stepFields(options) };
+      return { operation: 'completed', name, ...stepFields(options) };
+    });
   }
 
   /** Records fields built by `build`, whose reading of the host's options may throw: never into the host. */
@@ -119,25 +138,25 @@ export class Journey {
     }
   }
 
-  receive<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
+  receive<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
     return this.wrap('received', name, input, fn, options);
   }
-  transform<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
+  transform<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
     return this.wrap('transformed', name, input, fn, options);
   }
-  validate<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
+  validate<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
     return this.wrap('validated', name, input, fn, options);
   }
-  persist<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
+  persist<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
     return this.wrap('persisted', name, input, fn, options);
   }
-  publish<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
+  publish<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
     return this.wrap('published', name, input, fn, options);
   }
-  consume<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
+  consume<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
     return this.wrap('consumed', name, input, fn, options);
   }
-  deliver<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: StepOptions | null): O {
+  deliver<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
     return this.wrap('delivered', name, input, fn, options);
   }
 
@@ -145,8 +164,8 @@ export class Journey {
    * Runs `fn(input)` and records the step. A synchronous function stays synchronous; for a
    * promise, the same promise object is returned and the step is recorded when it settles.
    */
-  private wrap<I, O>(operation: Operation, name: string, input: I, fn: Wrapped<I, O>, given?: StepOptions | null): O {
-    const options = given ?? {};
+  private wrap<I, O>(operation: Operation, name: string, input: I, fn: Wrapped<I, O>, given?: WrapOptions<I, O> | null): O {
+    const options = (given ?? {}) as WrapOptions;
     const started = performance.now();
     const timestamp = new Date();
     let result: O;
@@ -170,7 +189,9 @@ export class Journey {
     }
     // Any other thenable (a query builder, a lazy request) may start work on each `then`: it is
     // never called. The step is recorded now, without an output.
-    this.recordStep(operation, name, input, kind === 'thenable' ? undefined : result, undefined, started, timestamp, options, false);
+    // Its value is never read, so there is nothing to project or judge.
+    const recorded = kind === 'thenable' ? { ...options, captureOutput: undefined, isFailure: undefined } : options;
+    this.recordStep(operation, name, input, kind === 'thenable' ? undefined : result, undefined, started, timestamp, recorded, false);
     return result;
   }
 
@@ -182,16 +203,22 @@ export class Journey {
     error: unknown,
     started: number,
     timestamp: Date,
-    options: StepOptions,
+    options: WrapOptions,
     threw: boolean,
   ): void {
     try {
       const attempt = options.attempt;
       const retried = typeof attempt === 'number' && attempt > 1;
       // Built field by field rather than spread: this runs on every wrapped call.
-      const fields: RecordFields = { operation: retried ? 'retried' : operation, name, input };
+      const fields: RecordFields = { operation: retried ? 'retried' : operation, name, input: options.captureInput === undefined ? input : project(options.captureInput, input) };
       if (threw) fields.error = error ?? 'undefined was thrown';
-      else fields.output = output;
+      else {
+        fields.output = options.captureOutput === undefined ? output : project(options.captureOutput, output);
+        if (options.isFailure !== undefined) {
+          const reason = failureReason(options.isFailure, output);
+          if (reason !== undefined) fields.error = { type: RESULT_FAILURE_TYPE, message: reason };
+        }
+      }
       fields.durationMs = performance.now() - started;
       fields.timestamp = timestamp;
       if (options.metadata !== undefined || options.attempt !== undefined || options.messageId !== undefined || options.correlationId !== undefined) {
@@ -201,6 +228,26 @@ export class Journey {
     } catch {
       // Recording never reaches the host.
     }
+  }
+}
+
+/** A projection's value; one that throws stores the marker for a value that could not be read. */
+function project(projection: (value: never) => unknown, value: unknown): unknown {
+  try {
+    return projection(value as never);
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+/** The reason a result is a failure, or undefined; a judge that throws judges nothing. */
+function failureReason(judge: (value: never) => unknown, value: unknown): string | undefined {
+  try {
+    const verdict = judge(value as never);
+    if (typeof verdict === 'string' && verdict !== '') return verdict;
+    return verdict === true ? 'The result is a failure.' : undefined;
+  } catch {
+    return undefined;
   }
 }
 

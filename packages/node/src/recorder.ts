@@ -126,6 +126,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     report({ kind: 'configuration_error', message: `jtrace recorder: ${problem}.`, detail: { problem } });
   }
   const enabled = fatal.length === 0 && opts.enabled !== false;
+  const peerPropagation = opts.peerPropagation === true;
   const otel = { api: openTelemetry ?? null };
   if (enabled && opts.openTelemetry === undefined) loadOpenTelemetry(otel);
 
@@ -217,6 +218,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
           label: start.label,
           aliases: start.aliases,
           displayableAliases: start.displayableAliases,
+          peerPropagation,
         });
       } catch {
         return new Journey(null, { journeyId: randomJourneyId(), entity: { type: 'unknown', id: 'unknown' } });
@@ -225,10 +227,17 @@ export function createRecorder(options: RecorderOptions): Recorder {
     continueJourney(cont: ContinueJourneyOptions): Journey {
       try {
         const context = cont?.context;
-        if (context) return new Journey(sink, { journeyId: context.journeyId, entity: safeEntity(context.entity), parentEventId: context.parentEventId });
-        if (typeof cont?.journeyId === 'string' && cont.journeyId !== '') return new Journey(sink, { journeyId: cont.journeyId, entity: safeEntity(cont.entity) });
+        const label = typeof cont?.label === 'string' ? cont.label : undefined;
+        if (context) {
+          // A peer service may send the journey without its entity: the host's, else "unknown".
+          const entity = safeEntity(context.entity ?? cont.entity);
+          return new Journey(sink, { journeyId: context.journeyId, entity, parentEventId: context.parentEventId, label, peerPropagation });
+        }
+        if (typeof cont?.journeyId === 'string' && cont.journeyId !== '') {
+          return new Journey(sink, { journeyId: cont.journeyId, entity: safeEntity(cont.entity), label, peerPropagation });
+        }
         // No context arrived (an uninstrumented caller): a new journey when the entity is known.
-        if (cont?.entity) return this.startJourney({ entity: cont.entity });
+        if (cont?.entity) return this.startJourney({ entity: cont.entity, ...(label !== undefined ? { label } : {}) });
       } catch {
         // fall through to a journey that records nothing
       }

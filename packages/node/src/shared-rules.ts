@@ -27,3 +27,12 @@ export { BUILT_IN_SECRET_NAMES, isBuiltInSecretName } from '../../../src/protoco
 export { maskCredentialText, isSecretLookingName } from '../../../src/protocol/redaction/mask-error-text.ts';
 export { isWellFormedText } from '../../../src/protocol/identifiers.ts';
 export { setOwn } from '../../../src/protocol/own-keys.ts';
+export {
+  PEER_ATTRIBUTES,
+  PEER_ENVELOPE_DATA_KEY,
+  PEER_ENVELOPE_FIELDS,
+  PEER_ENVELOPE_KEY,
+  PEER_HEADERS,
+  isPeerValue,
+  readPeerContext,
+} from '../../../src/protocol/peer-propagation.ts';

@@ -109,6 +109,8 @@ export interface RecorderOptions {
   onDiagnostic?: (diagnostic: Diagnostic) => void;
   /** An `@opentelemetry/api` module to read the active span from; found automatically when installed. */
   openTelemetry?: OpenTelemetryApi | null;
+  /** Also write the peer protocol's carriers (`x-wayscribe-*`) when injecting. Default false. */
+  peerPropagation?: boolean;
   /** Replaces global fetch (tests, proxies). */
   fetch?: typeof fetch;
 }
@@ -142,11 +144,43 @@ export interface StepOptions {
   correlationId?: string;
 }
 
-/** What propagation carries: never aliases, never payloads. */
+/** Options of the step wrappers (`receive`, `transform`, … `deliver`). */
+export interface WrapOptions<I = unknown, O = unknown> extends StepOptions {
+  /** What to store of the input instead of all of it; the host's function still gets its own value. */
+  captureInput?: (input: I) => unknown;
+  /** What to store of the output (the awaited value of a promise); the host still gets its own value. */
+  captureOutput?: (output: Awaited<O>) => unknown;
+  /**
+   * A result that is a failure without throwing (an HTTP 500 answer, `{ ok: false }`): return a
+   * reason (or true) and the step is recorded with an error of type `ResultFailure`, failing the journey.
+   */
+  isFailure?: (output: Awaited<O>) => string | boolean | null | undefined;
+}
+
+export interface FinishOptions extends StepOptions {
+  /** The step's name. Default `complete` (or `failed` with status `failed`). */
+  name?: string;
+  /** `failed` records a terminal failure (operation `failed`) instead of `completed`. Default `completed`. */
+  status?: 'completed' | 'failed';
+  /** With status `failed`: the error recorded (an Error, a string, or `{ type, message, code }`). */
+  error?: unknown;
+}
+
+/**
+ * What propagation carries: never aliases, never payloads. A context read from the peer
+ * protocol's carriers has no `entity` when the peer sent none (or an unusable one): give
+ * `continueJourney` an `entity` to record with.
+ */
 export interface JourneyContext {
   journeyId: string;
-  entity: Entity;
+  entity?: Entity;
   parentEventId?: string;
+}
+
+/** Per call: `peer` also writes the peer protocol's carriers; `format: 'sqs'` writes SQS attribute values. */
+export interface PropagationOptions {
+  peer?: boolean;
+  format?: 'plain' | 'sqs';
 }
 
 export interface StartJourneyOptions {
@@ -158,6 +192,10 @@ export interface StartJourneyOptions {
   journeyId?: string;
 }
 
+/**
+ * `entity` beside a context is used when the context carries none (a peer service sent only the
+ * journey id); a context's own entity wins. `label` is sent on the journey's next event.
+ */
 export type ContinueJourneyOptions =
-  | { journeyId: string; entity: Entity; context?: undefined }
-  | { context: JourneyContext | null | undefined; journeyId?: undefined; entity?: Entity };
+  | { journeyId: string; entity: Entity; context?: undefined; label?: string }
+  | { context: JourneyContext | null | undefined; journeyId?: undefined; entity?: Entity; label?: string };

@@ -31,6 +31,7 @@ describe('@jtrace/node package', () => {
     const declarations = readFileSync(`${PACKAGE_DIR}dist/index.d.ts`, 'utf8');
     expect(declarations).not.toMatch(/from\s*['"]\.\.?\//);
     expect(declarations).toContain('export declare function createRecorder');
+    expect(declarations).toContain('export declare function httpResponseMetadata');
   }, 120_000);
 
   it('the built bundle loads in plain Node and wraps a call', () => {

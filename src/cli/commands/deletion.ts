@@ -134,6 +134,7 @@ export const deleteRangeCommand: Command = {
         return EXIT_OK;
       }
       return reportRange(ctx, await deleteRange(pool, scope, range));
-    });
+      // Keyed although it reads no keyed value: a process on a rotated-away key deletes nothing.
+    }, { keyed: true });
   },
 };
