@@ -104,8 +104,10 @@ alternate, ${RUNS} of each; medians reported. The analyzer runs in the server's 
 
 Lag is sampled every ${LAG_SAMPLE_MS} ms as \`service_findings_lag_seconds\` computes it: the age of the oldest journey
 change the analyzer has not stored findings for, so the longest any journey waited for its findings.
-${journeys} journeys and ${findings} findings at the end (the load's journeys have no lost field: the
-analyzer's work is the full walk of every journey, with few rows to write).
+${journeys} journeys and ${findings} findings at the end (${f(findings / Math.max(1, journeys))} per journey: each step's output has
+another shape than its input, so every input field reads as lost there; a worst case of rows to write). The server,
+the load, the analyzer and PostgreSQL share the machine's cores with other work: the analyzer competes with
+ingestion for the same CPU, which is where both the slowdown and the lag come from.
 `;
     process.stdout.write(`\n${section}`);
     replaceDocsSection(DOCS, '## Findings', section);
