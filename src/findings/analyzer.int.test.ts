@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contactJourney, everyContactJourney } from '../forensics/test-journeys.ts';
 import { ADMIN, createReadFixture, get, ingest, type ReadFixture } from '../query/test-fixtures.ts';
-import { TEST_ADMIN_TOKEN } from '../../test/helpers/app.ts';
+import { TEST_ADMIN_TOKEN, buildTestApp } from '../../test/helpers/app.ts';
+import { createMetrics } from '../metrics/metrics.ts';
 import type { Analyzer } from './analyzer.ts';
 import { allFindingRows, drainAll, pendingCount, quietAnalyzer, storedFindings } from './test-kit.ts';
 
@@ -95,6 +96,21 @@ describe('the findings analyzer', () => {
     const response = await fx.app.inject({ method: 'DELETE', url: '/v1/journeys/jrn-gone', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'x-service-project-id': fx.projectId } });
     expect(response.statusCode, response.body).toBe(204);
     expect(await allFindingRows(fx.db.pool)).toEqual([]);
+  });
+
+  it('reports its lag and counters in the metrics', async () => {
+    // An app on a clock a minute after the marks: every instance reads the lag from the database.
+    const { app, deps } = await buildTestApp(fx.db.pool, { now: () => Date.now() + 60_000 });
+    await ingest(fx, 'production', contactJourney('jrn-lag', 'lost'));
+    const lag = async () => Number(/^service_findings_lag_seconds (\S+)$/m.exec(await deps.metrics.registry.metrics())![1]);
+    expect(await lag()).toBeGreaterThan(55);
+    const metrics = createMetrics();
+    await drainAll(analyzer({ metrics }), fx.db.pool);
+    expect(await lag()).toBe(0);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/service_findings_journeys_analysed_total 1\b/);
+    expect(text).toMatch(/service_findings_stored_total\{kind="lost"\} [1-9]/);
+    await app.close();
   });
 
   it('runs in one instance at a time; another takes over when it stops', async () => {
