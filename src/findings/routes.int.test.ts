@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_TOKEN } from '../../test/helpers/app.ts';
 import { contactJourney } from '../forensics/test-journeys.ts';
@@ -62,6 +63,37 @@ describe('GET /v1/journeys?finding=', () => {
     expect(refusal(await get(fx, ADMIN, urlWith('/v1/journeys', [['since', SINCE], ['finding', 'weird']])), 400)).toBe('invalid_query');
     expect(refusal(await get(fx, ADMIN, urlWith('/v1/journeys', [['since', SINCE], ['path', 'customer.phone']])), 400)).toBe('invalid_query');
     expect(refusal(await get(fx, ADMIN, urlWith('/v1/journeys', [['since', SINCE], ['finding', 'lost'], ['path', 'x'.repeat(1025)]])), 400)).toBe('invalid_query');
+  });
+});
+
+describe('hostile input (fast-check)', () => {
+  it('answers any finding and path with a page or invalid_query, never an error of the server', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 1100 }), async (finding, path) => {
+        const response = await get(fx, ADMIN, urlWith('/v1/journeys', [['since', SINCE], ['finding', finding], ['path', path]]));
+        expect([200, 400], response.body.slice(0, 200)).toContain(response.statusCode);
+        if (response.statusCode === 400) expect(response.json().error.code).toMatch(/^(invalid_query|bad_url)$/);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('answers any expectation body with the saved expectation or invalid_request', async () => {
+    const body = fc.oneof(
+      fc.anything(),
+      fc.record({ steps: fc.array(fc.record({ name: fc.string(), optional: fc.anything() })), finalStep: fc.string(), maxGapSeconds: fc.anything(), deadlineSeconds: fc.anything() }, { requiredKeys: [] }),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (value) => {
+        const response = await fx.app.inject({
+          method: 'PUT', url: `/v1/projects/${fx.projectId}/expectations/fuzz`,
+          headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' }, payload: JSON.stringify(value) ?? 'null',
+        });
+        expect([200, 400], response.body.slice(0, 200)).toContain(response.statusCode);
+      }),
+      { numRuns: 60 },
+    );
+    await fx.db.pool.query(`DELETE FROM expectations WHERE entity_type = 'fuzz'`);
   });
 });
 
