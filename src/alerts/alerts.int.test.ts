@@ -11,6 +11,7 @@ import type { Analyzer } from '../findings/analyzer.ts';
 import { createMetrics } from '../metrics/metrics.ts';
 import { createReadFixture, ingest, keyring, type ReadFixture } from '../query/test-fixtures.ts';
 import { startAlertDispatcher, type Dispatcher } from './dispatcher.ts';
+import { MAX_ALERT_RULES } from './limits.ts';
 import { verifyNotification } from './signing.ts';
 import { runTestCli } from '../../test/helpers/cli.ts';
 
@@ -196,5 +197,20 @@ describe('alerts across two instances', () => {
     await holder.dispatcher.stop();
     await other.dispatcher.runOnce();
     expect(other.dispatcher.holdsLock()).toBe(true);
+  });
+
+  it('holds at most 100 rules per project', async () => {
+    await fx.db.pool.query(
+      `INSERT INTO alert_rules (project_id, id, name, kind, threshold_count, window_minutes, channel, url, secret_encrypted, muted_until)
+       SELECT $1, gen_random_uuid(), 'filler ' || n, 'failed', 1, 1, 'webhook', 'http://127.0.0.1:9/x', 'x', '2099-01-01Z'
+         FROM generate_series(1, $2::int - (SELECT count(*)::int FROM alert_rules WHERE project_id = $1)) AS n`,
+      [fx.projectId, MAX_ALERT_RULES],
+    );
+    const response = await appA.inject({
+      method: 'POST', url: `/v1/projects/${fx.projectId}/alert-rules`, headers: admin,
+      payload: JSON.stringify({ name: 'one more', kind: 'lost', channel: { type: 'webhook', url: `${origin}/hook` } }),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.code).toBe('invalid_request');
   });
 });

@@ -3,7 +3,9 @@ import { contactJourney, everyContactJourney } from '../forensics/test-journeys.
 import { ADMIN, createReadFixture, get, ingest, type ReadFixture } from '../query/test-fixtures.ts';
 import { TEST_ADMIN_TOKEN, buildTestApp } from '../../test/helpers/app.ts';
 import { createMetrics } from '../metrics/metrics.ts';
+import { MAX_FINDINGS_PER_LIST_ITEM } from '../query/journeys-sql.ts';
 import type { Analyzer } from './analyzer.ts';
+import { MAX_FINDINGS_PER_JOURNEY } from './limits.ts';
 import { allFindingRows, drainAll, pendingCount, quietAnalyzer, storedFindings } from './test-kit.ts';
 
 let fx: ReadFixture;
@@ -87,6 +89,16 @@ describe('the findings analyzer', () => {
       { kind: 'duplicated', path: null, step: { eventId: 'jrn-dup-again', service: 'contacts', name: 'normalize-contact' }, inTransit: false, from: { eventId: 'jrn-dup-1-normalize', service: 'contacts', name: 'normalize-contact' } },
     ]);
     expect(findings.filter((f) => f.kind === 'failed').map((f) => f.step?.eventId)).toEqual(['jrn-dup-fail']);
+  });
+
+  it('keeps at most 100 findings per journey; the list shows 10 of them, the journey read all', async () => {
+    const wide = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`field${i}`, i]));
+    await ingest(fx, 'production', [{ id: 'wide-1', journeyId: 'jrn-wide', timestamp: '2026-02-10T10:00:00.000Z', input: wide, output: {} }]);
+    await drainAll(analyzer(), fx.db.pool);
+    expect(await storedFindings(fx.db.pool, fx.projectId, 'jrn-wide')).toHaveLength(MAX_FINDINGS_PER_JOURNEY);
+    const list = await get(fx, ADMIN, '/v1/journeys?since=2026-02-01T00:00:00Z&finding=lost');
+    expect(list.json().data.items[0].findings).toHaveLength(MAX_FINDINGS_PER_LIST_ITEM);
+    expect((await get(fx, ADMIN, '/v1/journeys/jrn-wide')).json().data.findings).toHaveLength(MAX_FINDINGS_PER_JOURNEY);
   });
 
   it('removes findings with their journey', async () => {

@@ -2,8 +2,6 @@
 
 /** Findings stored per journey: a journey that lost a thousand fields is told by its first hundred. */
 export const MAX_FINDINGS_PER_JOURNEY = 100;
-/** Findings shown on one journey-list item; the journey read shows them all. */
-export const MAX_FINDINGS_PER_LIST_ITEM = 10;
 /** Journeys the analyzer takes per transaction while catching up. */
 export const ANALYZER_BATCH_SIZE = 50;
 /** Milliseconds between two analyzer passes when nothing is pending. */
