@@ -26,6 +26,7 @@ import { createMetrics } from '../src/metrics/metrics.ts';
 import { createProject } from '../src/projects/projects-sql.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { replaceDocsSection } from './docs-section.ts';
+import { benchPythonSdk } from './sdk-python.ts';
 import type { CaptureRound } from './sdk-capture.ts';
 
 const CAPTURE_PROCESSES = 5;
@@ -138,6 +139,7 @@ ${captureMedian > TARGET_CAPTURE_US ? `- This run misses the capture target. It 
 ` : ''}`;
   replaceDocsSection(DOCS, '## Node SDK', section);
   console.log('Wrote the Node SDK section of docs/benchmarks.md');
+  benchPythonSdk(captureMedian);
 }
 
 await main();

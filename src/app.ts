@@ -26,6 +26,7 @@ import { registerForensicsRoutes } from './forensics/routes.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
 import { registerOtlpRoutes } from './otlp/routes.ts';
+import { registerTeamRoutes } from './teams/routes.ts';
 import type { ReplayDeps } from './replay/replays.ts';
 import { registerWebInterface } from './web/web-interface.ts';
 import { registerAlertRoutes } from './alerts/routes.ts';
@@ -154,6 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     trustedProxyCount: deps.config.trustedProxyCount,
     now: deps.now ?? Date.now,
+    sessionLimits: { idleMinutes: deps.config.sessionIdleMinutes, maxHours: deps.config.sessionMaxHours },
   };
 
   function clientAddress(raw: IncomingMessage): string {
@@ -194,9 +196,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
     registerFindingsRoutes(scope, { auth: scopeAuth, metrics: deps.metrics });
     registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
+    registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
   };
   registerApiRoutes(app, auth);
-  await registerWebInterface(app, { auth, keyring: deps.keyring, replay, webRoot: deps.webRoot ?? null, registerApiRoutes });
+  await registerWebInterface(app, { auth, keyring: deps.keyring, replay, webRoot: deps.webRoot ?? null, oidc: deps.config.oidc, registerApiRoutes });
 
   return app;
 }

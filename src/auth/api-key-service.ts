@@ -1,4 +1,4 @@
-import { writeAudit } from '../audit/audit-log.ts';
+import { CLI_ACTOR, writeAudit } from '../audit/audit-log.ts';
 import { generateApiKey, hashApiKey } from '../crypto/api-keys.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
@@ -44,7 +44,7 @@ export async function createApiKey(
           prefix: generated.prefix,
           stored: hashApiKey(keyring, generated.secret, 'current'),
         });
-        await writeAudit(client, project.id, 'api_key.created', { keyPrefix: generated.prefix });
+        await writeAudit(client, project.id, 'api_key.created', { keyPrefix: generated.prefix }, CLI_ACTOR);
       });
       break;
     } catch (error) {
@@ -66,7 +66,7 @@ export async function revokeApiKeyByPrefix(pool: Pool, prefix: string): Promise<
   return withTransaction(pool, async (client) => {
     const projectId = await revokeApiKey(client, prefix);
     if (projectId === null) return false;
-    await writeAudit(client, projectId, 'api_key.revoked', { keyPrefix: prefix });
+    await writeAudit(client, projectId, 'api_key.revoked', { keyPrefix: prefix }, CLI_ACTOR);
     return true;
   });
 }

@@ -188,6 +188,7 @@ describe('requireApiKey (called directly until an API-key route is registered)',
       throttle: new FailedCredentialThrottle(),
       trustedProxyCount: 0,
       now: Date.now,
+      sessionLimits: { idleMinutes: 720, maxHours: 168 },
     };
   }
   function request(authorization: string | undefined): FastifyRequest {

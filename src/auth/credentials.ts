@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { AuditActor } from '../audit/audit-log.ts';
 import { isUuid } from '../protocol/identifiers.ts';
 import { adminTokenMatches } from '../crypto/admin-token.ts';
 import { hashApiKey, parseApiKeyShape, verifyApiKey } from '../crypto/api-keys.ts';
@@ -9,7 +10,15 @@ import { AppError, errors } from '../http/errors.ts';
 import type { FailedCredentialThrottle } from '../http/throttle.ts';
 import type { EnvironmentRow } from '../projects/environments-sql.ts';
 import { findProjectById, soleProjectId } from '../projects/projects-sql.ts';
+import { parsePersonalTokenShape, verifyPersonalToken } from '../crypto/personal-tokens.ts';
 import { findApiKeyByPrefix, rehashApiKey, touchApiKey, type ApiKeyRecord } from './api-keys-sql.ts';
+import { findActiveUser, memberProjects, memberRole, type UserPrincipal } from './people-sql.ts';
+import { findPersonalTokenByPrefix, touchPersonalToken } from './personal-tokens-sql.ts';
+import type { SessionLimits } from './user-sessions.ts';
+import { requiredRule, roleIncludes, type Role } from './policy.ts';
+
+export type { UserPrincipal } from './people-sql.ts';
+export type { Role } from './policy.ts';
 
 export interface AuthContext {
   db: Queryable;
@@ -18,11 +27,38 @@ export interface AuthContext {
   throttle: FailedCredentialThrottle;
   trustedProxyCount: number;
   now: () => number;
+  /** Idle and absolute lifetimes of a person's session. */
+  sessionLimits: SessionLimits;
   /**
    * Set on the web interface's copy of the routes (`/ui/api`): the session cookie is then the
-   * only credential, acting as the admin token, and Authorization headers are ignored.
+   * only credential (an admin-token session or a person's), and Authorization headers are ignored.
    */
-  session?: (request: FastifyRequest) => Promise<boolean>;
+  session?: (request: FastifyRequest) => Promise<Principal | null>;
+}
+
+/** Who a request acts as, once its credential is accepted. */
+export type Principal =
+  | { kind: 'admin-token' }
+  | { kind: 'api-key'; key: ApiKeyPrincipal }
+  | { kind: 'user'; user: UserPrincipal; tokenPrefix: string | null; sessionId: string | null };
+
+/** The audit actor of a principal (the CLI writes CLI_ACTOR). */
+export function actorOf(principal: Principal, clientAddress: string | null): AuditActor {
+  if (principal.kind === 'user') return { kind: 'user', userId: principal.user.id, email: principal.user.email, clientAddress };
+  if (principal.kind === 'api-key') return { kind: 'api-key', keyPrefix: principal.key.prefix, clientAddress };
+  return { kind: 'admin-token', clientAddress };
+}
+
+/** The client address as the request log and the audit trail name it. */
+export function requestClientAddress(request: FastifyRequest, ctx: Pick<AuthContext, 'trustedProxyCount'>): string {
+  return resolveClientAddress(request.raw.socket?.remoteAddress ?? '', headerValue(request.headers['x-forwarded-for']), ctx.trustedProxyCount);
+}
+
+/** Who made an accepted request, for its audit row. */
+export async function requestActor(request: FastifyRequest, ctx: AuthContext): Promise<AuditActor> {
+  const principal = await principalOf(request);
+  if (principal === null) throw errors.unauthorized();
+  return actorOf(principal, requestClientAddress(request, ctx));
 }
 
 export interface ApiKeyPrincipal {
@@ -113,7 +149,7 @@ export async function requireApiKeyToken(token: string | null, ctx: AuthContext)
   return principal;
 }
 
-type Verdict = { kind: 'api-key'; principal: ApiKeyPrincipal } | { kind: 'admin' };
+type Verdict = Principal;
 
 /**
  * The throttled credential check of every route that accepts the admin token (section 5):
@@ -130,13 +166,28 @@ async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptA
   return verdict;
 }
 
+/** A personal access token of an active user, not revoked and not expired. */
+async function personFromToken(ctx: AuthContext, token: string): Promise<Principal | null> {
+  const prefix = parsePersonalTokenShape(token);
+  if (prefix === null) return null;
+  const record = await findPersonalTokenByPrefix(ctx.db, prefix);
+  if (record === null || record.revokedAt !== null) return null;
+  if (record.expiresAt !== null && record.expiresAt.getTime() <= ctx.now()) return null;
+  if (verifyPersonalToken(ctx.keyring, token, { keyId: record.hashKeyId, hash: record.hash }) === false) return null;
+  const user = await findActiveUser(ctx.db, record.userId);
+  if (user === null) return null;
+  await touchPersonalToken(ctx.db, record.id, new Date(ctx.now()));
+  return { kind: 'user', user, tokenPrefix: record.prefix, sessionId: null };
+}
+
 const throttledVerdicts = new WeakMap<object, { acceptApiKey: boolean; verdict: Promise<Verdict> }>();
 const apiKeyVerdicts = new WeakMap<object, Promise<ApiKeyPrincipal>>();
 
 async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
   if (ctx.session) {
     // A session was earned through the throttled sign-in; a missing or stale cookie is no guess.
-    if (await ctx.session(request)) return { kind: 'admin' };
+    const principal = await ctx.session(request);
+    if (principal !== null) return principal;
     throw errors.unauthorized();
   }
   const token = requestBearerToken(request);
@@ -145,19 +196,23 @@ async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acc
   const state = ctx.throttle.check(key, ctx.now());
   if (state.locked) {
     const principal = acceptApiKey && token ? await apiKeyFromToken(ctx, token) : null;
-    if (principal) return { kind: 'api-key', principal };
+    if (principal) return { kind: 'api-key', key: principal };
     throw tooManyAttempts(state.retryAfterSeconds);
   }
-  if (token && adminTokenMatches(ctx.adminToken, token)) return { kind: 'admin' };
+  if (token && adminTokenMatches(ctx.adminToken, token)) return { kind: 'admin-token' };
+  if (token) {
+    const person = await personFromToken(ctx, token);
+    if (person) return person;
+  }
   if (token && acceptApiKey) {
     const principal = await apiKeyFromToken(ctx, token);
-    if (principal) return { kind: 'api-key', principal };
+    if (principal) return { kind: 'api-key', key: principal };
   }
   ctx.throttle.recordFailure(key, ctx.now());
   throw errors.unauthorized();
 }
 
-function requestThrottleKey(request: FastifyRequest, ctx: AuthContext): string {
+export function requestThrottleKey(request: FastifyRequest, ctx: AuthContext): string {
   const address = resolveClientAddress(
     request.raw.socket.remoteAddress ?? '',
     headerValue(request.headers['x-forwarded-for']),
@@ -189,39 +244,105 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-/** Project selection for the admin token (section 5). */
-export async function selectProject(request: FastifyRequest, db: Queryable): Promise<string> {
+/** The principal a request's credential check accepted (after requireReader, requireAdmin...). */
+export async function principalOf(request: FastifyRequest): Promise<Principal | null> {
+  const cached = throttledVerdicts.get(request.raw ?? request);
+  return cached === undefined ? null : cached.verdict.catch(() => null);
+}
+
+export function forbidden(): AppError {
+  return new AppError('forbidden', 'Your role does not allow this action.');
+}
+
+/**
+ * Project selection (section 5), and the role rule of the route for a person (docs/roles.md):
+ * a project they hold no role in answers exactly as an unknown one (404 project_not_found);
+ * a role too low is 403 forbidden. Without the header a person gets their one project, if one.
+ */
+export async function selectProject(request: FastifyRequest, ctx: Pick<AuthContext, 'db'>): Promise<string> {
+  const principal = await principalOf(request);
+  const person = principal?.kind === 'user' && !principal.user.owner ? principal.user : null;
   const header = headerValue(request.headers['x-service-project-id'])?.trim();
+  let projectId: string;
+  let role: Role | null = null;
   if (header === undefined || header === '') {
-    const sole = await soleProjectId(db);
-    if (sole === null) throw errors.projectNotFound();
-    return sole;
+    if (person !== null) {
+      const visible = await memberProjects(ctx.db, person.id);
+      if (visible.size !== 1) throw errors.projectNotFound();
+      [[projectId, role]] = [...visible] as [[string, Role]];
+    } else {
+      const sole = await soleProjectId(ctx.db);
+      if (sole === null) throw errors.projectNotFound();
+      projectId = sole;
+    }
+  } else {
+    if (!isUuid(header)) throw errors.projectNotFound();
+    const project = await findProjectById(ctx.db, header.toLowerCase());
+    if (project === null) throw errors.projectNotFound();
+    projectId = project.id;
+    if (person !== null) {
+      role = await memberRole(ctx.db, projectId, person.id);
+      if (role === null) throw errors.projectNotFound();
+    }
   }
-  if (!isUuid(header)) throw errors.projectNotFound();
-  const project = await findProjectById(db, header.toLowerCase());
+  if (person !== null) {
+    const rule = requiredRule(request.method, request.routeOptions.url);
+    if (rule.kind !== 'project' || !roleIncludes(role!, rule.role)) throw forbidden();
+  }
+  return projectId;
+}
+
+/**
+ * A project named in the path (memberships): the same answers as selectProject, for the
+ * project the path names instead of the header.
+ */
+export async function authorizeProjectInPath(request: FastifyRequest, ctx: Pick<AuthContext, 'db'>, projectId: string): Promise<string> {
+  if (!isUuid(projectId)) throw errors.projectNotFound();
+  const project = await findProjectById(ctx.db, projectId.toLowerCase());
   if (project === null) throw errors.projectNotFound();
+  const principal = await principalOf(request);
+  if (principal?.kind === 'user' && !principal.user.owner) {
+    const role = await memberRole(ctx.db, project.id, principal.user.id);
+    if (role === null) throw errors.projectNotFound();
+    const rule = requiredRule(request.method, request.routeOptions.url);
+    if (rule.kind !== 'project' || !roleIncludes(role, rule.role)) throw forbidden();
+  }
   return project.id;
 }
 
-/** Read routes: an API key (its own environment) or the admin token (a whole project). */
+/** A person may act on a route whose rule is not a project's only as the rule allows. */
+function authorizePerson(request: FastifyRequest, principal: Principal): void {
+  if (principal.kind !== 'user') return;
+  const rule = requiredRule(request.method, request.routeOptions.url);
+  if (rule.kind === 'ingest' || rule.kind === 'public') throw errors.unauthorized();
+  if (rule.kind === 'owner' && !principal.user.owner) throw forbidden();
+}
+
+/** Read routes: an API key (its own environment), the admin token or a person (a whole project). */
 export async function requireReader(request: FastifyRequest, ctx: AuthContext): Promise<ReadScope> {
   const verdict = await checkThrottled(request, ctx, true);
   if (verdict.kind === 'api-key') {
-    const p = verdict.principal;
+    const p = verdict.key;
     return { projectId: p.projectId, environmentId: p.environmentId, environmentName: p.environmentName };
   }
-  return { projectId: await selectProject(request, ctx.db), environmentId: null, environmentName: null };
+  authorizePerson(request, verdict);
+  return { projectId: await selectProject(request, ctx), environmentId: null, environmentName: null };
 }
 
-/** Admin-only routes: an API key is refused with 401 and counted like any refusal. */
-export async function requireAdmin(request: FastifyRequest, ctx: AuthContext): Promise<void> {
+/**
+ * Routes beyond reading: the admin token or a person (their role is checked when the project
+ * is selected, or here for instance-wide rules). An API key is refused with 401 and counted.
+ */
+export async function requireAdmin(request: FastifyRequest, ctx: AuthContext): Promise<Principal> {
   const verdict = await checkThrottled(request, ctx, false);
-  if (verdict.kind !== 'admin') throw errors.unauthorized();
+  if (verdict.kind === 'api-key') throw errors.unauthorized();
+  authorizePerson(request, verdict);
+  return verdict;
 }
 
 export async function requireAdminProject(request: FastifyRequest, ctx: AuthContext): Promise<string> {
   await requireAdmin(request, ctx);
-  return selectProject(request, ctx.db);
+  return selectProject(request, ctx);
 }
 
 /**

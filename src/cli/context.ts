@@ -7,6 +7,8 @@ import { resolveSecrets } from '../runtime/secrets.ts';
 export interface CliIo {
   out(line: string): void;
   err(line: string): void;
+  /** All of standard input (user:create --password-stdin); absent where there is none. */
+  readStdin?(): Promise<string>;
 }
 
 export interface CliServices {

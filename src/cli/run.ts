@@ -12,6 +12,7 @@ import { projectCreate, projectList } from './commands/projects.ts';
 import { rotateReencrypt, rotateStatus } from './commands/rotation.ts';
 import { doctor } from './commands/doctor.ts';
 import { demoCommand } from './commands/demo.ts';
+import { userCreate, userDisable, userEnable, userGrant, userList, userReset, userRevoke } from './commands/users.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliContext } from './context.ts';
 
 export const COMMANDS: Command[] = [
@@ -20,6 +21,13 @@ export const COMMANDS: Command[] = [
   keyCreate,
   keyList,
   keyRevoke,
+  userCreate,
+  userList,
+  userDisable,
+  userEnable,
+  userGrant,
+  userRevoke,
+  userReset,
   environmentSet,
   environmentShow,
   expectationSet,

@@ -79,6 +79,9 @@ describe('loadConfig defaults', () => {
       otlpMaxRequestBytes: 4_194_304,
       embeddedPgPort: 54329,
       dataDir: '.data',
+      sessionIdleMinutes: 720,
+      sessionMaxHours: 168,
+      oidc: null,
     };
     expect(config).toEqual(expected);
   });
@@ -108,6 +111,8 @@ describe('loadConfig defaults', () => {
       ALERT_ALLOWED_HOSTS: 'Hooks.Example.com, alerts.example.com',
       EMBEDDED_PG_PORT: '54400',
       JTRACE_DATA_DIR: '/var/lib/jtrace',
+      SESSION_IDLE_MINUTES: '30',
+      SESSION_MAX_HOURS: '24',
     });
     expect(config).toEqual({
       databaseUrl: DB,
@@ -133,6 +138,9 @@ describe('loadConfig defaults', () => {
       alertAllowedHosts: ['hooks.example.com', 'alerts.example.com'],
       embeddedPgPort: 54400,
       dataDir: '/var/lib/jtrace',
+      sessionIdleMinutes: 30,
+      sessionMaxHours: 24,
+      oidc: null,
     } satisfies Config);
   });
 
@@ -544,5 +552,42 @@ describe('loadConfig ENCRYPTION_KEY strength (at least 256 bits of material)', (
 
   it('accepts a weak ENCRYPTION_KEY_PREVIOUS: keeping it readable is how data leaves it', () => {
     expect(loadConfig({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: 'a' }).encryptionKeyPrevious).toBe('a');
+  });
+});
+
+describe('loadConfig sessions and single sign-on', () => {
+  it('bounds SESSION_IDLE_MINUTES and SESSION_MAX_HOURS', () => {
+    configError({ SESSION_IDLE_MINUTES: '0' }, 'SESSION_IDLE_MINUTES');
+    configError({ SESSION_MAX_HOURS: '8761' }, 'SESSION_MAX_HOURS');
+    expect(loadConfig({ SESSION_IDLE_MINUTES: '525600', SESSION_MAX_HOURS: '1' })).toMatchObject({ sessionIdleMinutes: 525_600, sessionMaxHours: 1 });
+  });
+
+  it('turns single sign-on on with OIDC_ISSUER and then requires the client and the redirect URL', () => {
+    const full = {
+      OIDC_ISSUER: 'https://accounts.google.com',
+      OIDC_CLIENT_ID: 'jtrace',
+      OIDC_CLIENT_SECRET: ' client-secret-value ',
+      OIDC_REDIRECT_URL: 'https://jtrace.example.com/ui/api/oidc/callback',
+      OIDC_ALLOWED_DOMAINS: 'Example.com, example.org,',
+      OIDC_DEFAULT_ROLE: 'operator',
+      OIDC_DEFAULT_PROJECTS: 'shop,billing',
+    };
+    expect(loadConfig(full).oidc).toEqual({
+      issuer: 'https://accounts.google.com',
+      clientId: 'jtrace',
+      clientSecret: 'client-secret-value',
+      redirectUrl: 'https://jtrace.example.com/ui/api/oidc/callback',
+      allowedDomains: ['example.com', 'example.org'],
+      defaultRole: 'operator',
+      defaultProjects: ['shop', 'billing'],
+    });
+    expect(loadConfig({ ...full, OIDC_ISSUER: ' ' }).oidc).toBeNull();
+    configError({ ...full, OIDC_CLIENT_ID: '' }, 'OIDC_CLIENT_ID');
+    expectNoSecret(configError({ ...full, OIDC_CLIENT_SECRET: undefined }, 'OIDC_CLIENT_SECRET'), 'client-secret-value');
+    configError({ ...full, OIDC_CLIENT_SECRET_FILE: secretFile('x') }, 'OIDC_CLIENT_SECRET');
+    expect(loadConfig({ ...full, OIDC_CLIENT_SECRET: undefined, OIDC_CLIENT_SECRET_FILE: secretFile('from-a-file\n') }).oidc?.clientSecret).toBe('from-a-file');
+    configError({ ...full, OIDC_REDIRECT_URL: undefined }, 'OIDC_REDIRECT_URL');
+    configError({ ...full, OIDC_ISSUER: 'ftp://idp.example.com' }, 'OIDC_ISSUER');
+    configError({ ...full, OIDC_DEFAULT_ROLE: 'owner' }, 'OIDC_DEFAULT_ROLE');
   });
 });

@@ -60,6 +60,24 @@ export interface Config {
   /** Embedded mode: the cluster's port and the folder of its data and generated secrets. */
   embeddedPgPort: number;
   dataDir: string;
+  /** SESSION_IDLE_MINUTES: a person's session ends after this long without a request. */
+  sessionIdleMinutes: number;
+  /** SESSION_MAX_HOURS: a person's session ends this long after sign-in, however busy. */
+  sessionMaxHours: number;
+  /** Single sign-on through OpenID Connect; null when OIDC_ISSUER is unset (docs/roles.md). */
+  oidc: OidcConfig | null;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUrl: string;
+  /** Lower-case domains whose verified e-mail addresses get an account on first sign-in. */
+  allowedDomains: string[];
+  defaultRole: 'viewer' | 'operator' | 'admin';
+  /** Slugs of the projects a new account gets the default role in. */
+  defaultProjects: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -109,6 +127,17 @@ const VARIABLES = {
   OTLP_MAX_REQUEST_BYTES: variable(
     wholeNumber(MIN_OTLP_MAX_REQUEST_BYTES, MAX_OTLP_MAX_REQUEST_BYTES).default(DEFAULT_OTLP_MAX_REQUEST_BYTES),
   ),
+  // A working day idle, a week at most (docs/roles.md, "Sessions").
+  SESSION_IDLE_MINUTES: variable(wholeNumber(1, 525_600).default(720)),
+  SESSION_MAX_HOURS: variable(wholeNumber(1, 8_760).default(168)),
+  OIDC_ISSUER: variable(z.url({ protocol: /^https?$/, error: 'must be the https:// URL of the OpenID provider (its issuer)' }).optional()),
+  OIDC_CLIENT_ID: variable(text()),
+  OIDC_CLIENT_SECRET: variable(text()),
+  OIDC_CLIENT_SECRET_FILE: variable(text()),
+  OIDC_REDIRECT_URL: variable(z.url({ protocol: /^https?$/, error: 'must be the URL of /ui/api/oidc/callback on your jtrace address' }).optional()),
+  OIDC_ALLOWED_DOMAINS: variable(text()),
+  OIDC_DEFAULT_ROLE: variable(z.enum(['viewer', 'operator', 'admin'], { error: 'must be viewer, operator or admin' }).default('viewer')),
+  OIDC_DEFAULT_PROJECTS: variable(text()),
 };
 
 type Variables = z.output<z.ZodObject<typeof VARIABLES>>;
@@ -161,6 +190,36 @@ function checkSecrets(vars: Variables, requireAdminToken: boolean) {
   return { adminToken, encryptionKey, encryptionKeyPrevious };
 }
 
+const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+
+/** OIDC_ISSUER turns single sign-on on; the client's id, secret and redirect URL are then required. */
+function readOidc(vars: Variables): OidcConfig | null {
+  if (vars.OIDC_ISSUER === undefined) return null;
+  if (vars.OIDC_CLIENT_ID === undefined) throw new ConfigError('OIDC_CLIENT_ID', 'is required with OIDC_ISSUER; set it to the client id the provider gave jtrace');
+  if (vars.OIDC_CLIENT_SECRET !== undefined && vars.OIDC_CLIENT_SECRET_FILE !== undefined) {
+    throw new ConfigError('OIDC_CLIENT_SECRET', 'both OIDC_CLIENT_SECRET and OIDC_CLIENT_SECRET_FILE are set; set only one of them');
+  }
+  let secret = vars.OIDC_CLIENT_SECRET;
+  if (vars.OIDC_CLIENT_SECRET_FILE !== undefined) {
+    try {
+      secret = readFileSync(vars.OIDC_CLIENT_SECRET_FILE, 'utf8').trim() || undefined;
+    } catch {
+      throw new ConfigError('OIDC_CLIENT_SECRET_FILE', 'the file cannot be read; point it at a readable file');
+    }
+  }
+  if (secret === undefined) throw new ConfigError('OIDC_CLIENT_SECRET', 'is required with OIDC_ISSUER; set it (or OIDC_CLIENT_SECRET_FILE) to the client secret');
+  if (vars.OIDC_REDIRECT_URL === undefined) throw new ConfigError('OIDC_REDIRECT_URL', 'is required with OIDC_ISSUER; set it to https://<your jtrace address>/ui/api/oidc/callback');
+  return {
+    issuer: vars.OIDC_ISSUER,
+    clientId: vars.OIDC_CLIENT_ID,
+    clientSecret: secret,
+    redirectUrl: vars.OIDC_REDIRECT_URL,
+    allowedDomains: list(vars.OIDC_ALLOWED_DOMAINS),
+    defaultRole: vars.OIDC_DEFAULT_ROLE,
+    defaultProjects: list(vars.OIDC_DEFAULT_PROJECTS),
+  };
+}
+
 const schema = z.object(VARIABLES);
 
 /**
@@ -202,6 +261,9 @@ hostList(vars.REPLAY_ALLOWED_HOSTS),
     otlpMaxRequestBytes: vars.OTLP_MAX_REQUEST_BYTES,
     findingsAnalyzerEnabled: vars.FINDINGS_ANALYZER_ENABLED === 'true',
     alertAllowedHosts: hostList(vars.ALERT_ALLOWED_HOSTS),
+    sessionIdleMinutes: vars.SESSION_IDLE_MINUTES,
+    sessionMaxHours: vars.SESSION_MAX_HOURS,
+    oidc: readOidc(vars),
   };
 }
 

@@ -17,6 +17,7 @@ const FOREIGN_KEY_VIOLATION = '23503';
 const CHECK_VIOLATION = '23514';
 
 const EXPECTED_TABLES = [
+  'account_audit_log',
   'alert_deliveries',
   'alert_outbox',
   'alert_rules',
@@ -29,12 +30,18 @@ const EXPECTED_TABLES = [
   'journey_findings',
   'journeys',
   'key_successions',
+  'password_links',
+  'personal_tokens',
+  'project_members',
   'projects',
   'replay_destinations',
   'replay_runs',
   'schema_migrations',
   'schema_migrations_lock',
   'search_tokens',
+  'sign_in_throttle',
+  'user_sessions',
+  'users',
   'web_session_revocations',
 ];
 

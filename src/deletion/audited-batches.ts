@@ -1,4 +1,4 @@
-import { updateAudit, writeAudit, type AuditAction } from '../audit/audit-log.ts';
+import { CLI_ACTOR, updateAudit, writeAudit, type AuditAction, type AuditActor } from '../audit/audit-log.ts';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { liftStatementTimeout, type DeletedCounts } from './deletion-sql.ts';
 
@@ -20,6 +20,8 @@ export interface BatchHooks {
 export interface AuditedBatchPlan {
   projectId: string;
   action: AuditAction;
+  /** Who runs it; the CLI when omitted. */
+  actor?: AuditActor;
   /** The audit details for the totals so far. */
   details(totals: DeletedCounts, complete: boolean): Record<string, unknown>;
   /** Deletes batch `index`; `last` says nothing remains after it. */
@@ -55,7 +57,7 @@ export async function runAuditedBatches(pool: Pool, plan: AuditedBatchPlan, hook
         const batch = await plan.deleteBatch(client, index);
         const next = { journeys: totals.journeys + batch.deleted.journeys, events: totals.events + batch.deleted.events };
         const details = plan.details(next, batch.last);
-        const id = auditId ?? (await writeAudit(client, plan.projectId, plan.action, details));
+        const id = auditId ?? (await writeAudit(client, plan.projectId, plan.action, details, plan.actor ?? CLI_ACTOR));
         if (auditId !== null) await updateAudit(client, plan.projectId, auditId, details);
         return { next, id, last: batch.last };
       });

@@ -1,3 +1,4 @@
+import type { AuditActor } from '../audit/audit-log.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { searchTokenForWrite, searchTokensForLookup } from '../crypto/search-tokens.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
@@ -16,6 +17,8 @@ export interface ErasureDeps {
   keyring: Keyring;
   /** Told the class of a failure that stopped a run part way (never its text, which may quote values). */
   onStoppedEarly?: (errorType: string) => void;
+  /** Who erases (the erasure.completed row names them); the CLI when omitted. */
+  actor?: AuditActor;
 }
 
 export interface ErasureDryRun {
@@ -105,6 +108,7 @@ export async function eraseIdentifier(
     {
       projectId,
       action: 'erasure.completed',
+      ...(deps.actor !== undefined ? { actor: deps.actor } : {}),
       details: (totals, complete) => ({
         searchToken: token.token,
         searchTokenKeyId: token.keyId,

@@ -1,4 +1,4 @@
-import { writeAudit } from '../audit/audit-log.ts';
+import { CLI_ACTOR, writeAudit, type AuditActor } from '../audit/audit-log.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { errors } from '../http/errors.ts';
 import { deleteJourneyRow, liftStatementTimeout } from './deletion-sql.ts';
@@ -23,7 +23,7 @@ export function assertDeletableJourneyId(journeyId: string): void {
  * of its events, with its `journey.deleted` row, in one transaction without statement timeout.
  * Throws 404 not_found when the project has no such journey.
  */
-export async function deleteJourney(pool: Pool, projectId: string, journeyId: string): Promise<DeletedJourney> {
+export async function deleteJourney(pool: Pool, projectId: string, journeyId: string, actor: AuditActor = CLI_ACTOR): Promise<DeletedJourney> {
   assertDeletableJourneyId(journeyId);
   return withTransaction(pool, async (client) => {
     await liftStatementTimeout(client);
@@ -33,7 +33,7 @@ export async function deleteJourney(pool: Pool, projectId: string, journeyId: st
       journeyId,
       environment: deleted.environment,
       eventCount: deleted.eventCount,
-    });
+    }, actor);
     return deleted;
   });
 }

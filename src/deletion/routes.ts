@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { adminBeforeBody, requireAdmin, selectProject, type AuthContext } from '../auth/credentials.ts';
+import { adminBeforeBody, requestActor, requireAdmin, selectProject, type AuthContext } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool } from '../db/pool.ts';
 import { z } from 'zod';
@@ -28,7 +28,7 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
     security: ['adminToken'],
     query: {},
   } as const;
-  const adminErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'invalid_request', 'bad_url', 'query_timeout', 'internal_error'] as const;
+  const adminErrors = ['unauthorized', 'forbidden', 'too_many_attempts', 'project_not_found', 'invalid_query', 'invalid_request', 'bad_url', 'query_timeout', 'internal_error'] as const;
 
   defineRoute(app, {
     method: 'DELETE',
@@ -44,8 +44,8 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
     handler: async (request, reply) => {
       const { journeyId } = request.params as { journeyId: string };
       assertDeletableJourneyId(journeyId);
-      const projectId = await selectProject(request, deps.auth.db);
-      await deleteJourney(deps.pool, projectId, journeyId);
+      const projectId = await selectProject(request, deps.auth);
+      await deleteJourney(deps.pool, projectId, journeyId, await requestActor(request, deps.auth));
       return reply.status(204).send();
     },
   });
@@ -64,14 +64,15 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
     },
     handler: async (request) => {
       const input = parseErasureRequest(request.body);
-      const projectId = await selectProject(request, deps.auth.db);
+      const projectId = await selectProject(request, deps.auth);
       if (input.dryRun === true) {
         const preview = await previewErasure(deps, projectId, input);
         const journeys = preview.journeys.map((j) => ({ ...j, lastEventAt: formatTimestamp(j.lastEventAt.getTime()) }));
         return { data: { journeys, total: preview.total } };
       }
       const onStoppedEarly = (errorType: string) => request.log.warn({ err: { type: errorType } }, 'erasure stopped part way');
-      return { data: await eraseIdentifier({ ...deps, onStoppedEarly }, projectId, input) };
+      const actor = await requestActor(request, deps.auth);
+      return { data: await eraseIdentifier({ ...deps, onStoppedEarly, actor }, projectId, input) };
     },
   });
 }

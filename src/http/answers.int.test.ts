@@ -14,6 +14,7 @@ import { startTarget, type Target } from '../replay/test-kit.ts';
 import { SAME_ORIGIN, keyring, signIn } from '../web/test-kit.ts';
 import { drainAll, quietAnalyzer } from '../findings/test-kit.ts';
 import { AnswerCheck } from './test-answer-check.ts';
+import { makePerson, sessionOf, tokenOf } from '../teams/test-kit.ts';
 
 let db: TestDatabase;
 let app: FastifyInstance;
@@ -192,6 +193,7 @@ describe('answers match the schemas their routes declare', () => {
     const headers = { cookie, ...SAME_ORIGIN, 'x-service-project-id': project.projectId };
     const { reached } = await exerciseApi('/ui/api', headers);
     await check.call('GET', '/ui/api/session', { headers, status: 200 });
+    await check.call('GET', '/ui/api/sign-in-options', { headers, status: 200 });
     await check.call('GET', '/ui/api/v1/journeys/activity', { url: '/ui/api/v1/journeys/activity?since=2026-02-10T00:00:00Z&until=2026-02-11T00:00:00Z&buckets=24', headers, status: 200 });
     for (const id of ['ui-a2', 'ui-a4']) {
       await check.call('GET', '/ui/api/v1/events/:eventId/diff', { url: `/ui/api/v1/events/${id}/diff`, headers, status: 200 });
@@ -229,6 +231,28 @@ describe('answers match the schemas their routes declare', () => {
     }
   });
 
+  it('accounts, memberships, personal tokens and sessions, on /v1 (a personal token) and /ui/api (a session)', async () => {
+    const owner = await makePerson(db.pool, {}, { owner: true });
+    const cookie = await sessionOf(app, owner.email);
+    const token = (await tokenOf(app, cookie)).secret;
+    for (const [prefix, headers] of [
+      ['', { ...bearer(token), 'x-service-project-id': project.projectId }],
+      ['/ui/api', { cookie, ...SAME_ORIGIN, 'x-service-project-id': project.projectId }],
+    ] as const) {
+      const json = { ...headers, 'content-type': 'application/json' };
+      await check.call('GET', `${prefix}/v1/users`, { headers, status: 200 });
+      const created = await check.call('POST', `${prefix}/v1/users`, { headers: json, payload: { email: `answers-${prefix.length}@example.com`, name: 'Grace' }, status: 201 });
+      const userId = created.json().data.user.id as string;
+      await check.call('PATCH', `${prefix}/v1/users/:userId`, { url: `${prefix}/v1/users/${userId}`, headers: json, payload: { name: 'Grace H.' }, status: 200 });
+      await check.call('POST', `${prefix}/v1/users/:userId/password-links`, { url: `${prefix}/v1/users/${userId}/password-links`, headers, status: 201 });
+      await check.call('GET', `${prefix}/v1/me`, { headers, status: 200 });
+      await check.call('GET', `${prefix}/v1/me/tokens`, { headers, status: 200 });
+      await check.call('POST', `${prefix}/v1/me/tokens`, { headers: json, payload: { name: 'answers', expiresAt: '2099-01-01T00:00:00Z' }, status: 201 });
+      await check.call('GET', `${prefix}/v1/me/sessions`, { headers, status: 200 });
+      await check.call('GET', `${prefix}/v1/projects/:projectId/members`, { url: `${prefix}/v1/projects/${project.projectId}/members`, headers, status: 200 });
+    }
+  });
+
   it('every route answering 2xx with a body was checked', () => {
     const declared = check.declaredBodies();
     expect(declared.filter((answer) => !check.checkedAnswers().includes(answer))).toEqual([]);
@@ -236,6 +260,7 @@ describe('answers match the schemas their routes declare', () => {
     expect(check.checkedAnswers().filter((answer) => / 2\d\d$/.test(answer))).toEqual([...declared].sort());
     // The blocked replay's 422 carries a run too, on both copies of the route.
     expect(check.checkedAnswers().filter((answer) => / 422$/.test(answer))).toEqual(['POST /ui/api/v1/replays 422', 'POST /v1/replays 422']);
-    expect(declared).toHaveLength(56);
+    // And the accounts' routes: 9 on each copy.
+    expect(declared).toHaveLength(67);
   });
 });

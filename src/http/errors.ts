@@ -34,6 +34,10 @@ export const ERROR_STATUS = {
   too_many_attempts: 429,
   // The web interface: a state-changing request not from its own origin (docs/web-interface.md).
   forbidden_origin: 403,
+  // A person's role in the project does not allow the action (docs/roles.md).
+  forbidden: 403,
+  // POST /v1/users, user:create: the e-mail address has an account already.
+  email_taken: 409,
   internal_error: 500,
   storage_error: 500,
   query_timeout: 503,

@@ -1,7 +1,7 @@
 // Replay destinations: the capability functions the routes and the CLI share.
 
 import { randomUUID } from 'node:crypto';
-import { writeAudit } from '../audit/audit-log.ts';
+import { CLI_ACTOR, writeAudit, type AuditActor } from '../audit/audit-log.ts';
 import { codePointLength, hasNul, isUuid } from '../protocol/identifiers.ts';
 import { encryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
@@ -50,6 +50,7 @@ export async function createDestination(
   keyring: Keyring,
   projectId: string,
   input: NewDestination,
+  actor: AuditActor = CLI_ACTOR,
 ): Promise<DestinationView> {
   // A process on a rotated-away key would encrypt the headers under the outgoing key.
   if ((await supersedingKeyId(pool, keyring)) !== null) {
@@ -66,7 +67,7 @@ export async function createDestination(
       headers_encrypted: headersEncrypted,
       header_names: Object.keys(input.headers),
     });
-    await writeAudit(client, projectId, 'replay_destination.created', { destinationId: row.id, name: row.name });
+    await writeAudit(client, projectId, 'replay_destination.created', { destinationId: row.id, name: row.name }, actor);
     return destinationView(row);
   });
 }
@@ -95,7 +96,7 @@ export interface DeletedDestination {
  * The statement timeout is lifted (section 8: deletions must not stop half way); the row lock
  * makes a replay finishing meanwhile wait and then fail its foreign key instead of orphaning.
  */
-export async function deleteDestination(pool: Pool, projectId: string, id: string): Promise<DeletedDestination | null> {
+export async function deleteDestination(pool: Pool, projectId: string, id: string, actor: AuditActor = CLI_ACTOR): Promise<DeletedDestination | null> {
   if (!isUuid(id)) return null;
   return withTransaction(pool, async (client) => {
     await client.query('SET LOCAL statement_timeout = 0');
@@ -104,7 +105,7 @@ export async function deleteDestination(pool: Pool, projectId: string, id: strin
     const runsDeleted = await deleteRunsOfDestination(client, projectId, row.id);
     await deleteDestinationRow(client, projectId, row.id);
     const deleted = { destinationId: row.id, name: row.name, runsDeleted };
-    await writeAudit(client, projectId, 'replay_destination.deleted', { ...deleted });
+    await writeAudit(client, projectId, 'replay_destination.deleted', { ...deleted }, actor);
     return deleted;
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { adminBeforeBody, requireAdminProject, type AuthContext } from '../auth/credentials.ts';
+import { adminBeforeBody, requestActor, requireAdminProject, type AuthContext } from '../auth/credentials.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { destinationSchema, replayRunSchema } from '../http/answer-schemas/replay.ts';
 import { errors } from '../http/errors.ts';
@@ -21,7 +21,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
     security: ['adminToken'],
     query: {},
   } as const;
-  const adminErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
+  const adminErrors = ['unauthorized', 'forbidden', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
   const bodyErrors = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const;
 
   defineRoute(app, {
@@ -38,7 +38,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
     },
     handler: async (request, reply, { credential: projectId }) => {
       if (request.body === undefined) throw errors.invalidRequest('', 'The request needs a JSON body.');
-      const destination = await createDestination(deps.pool, deps.keyring, projectId, parseNewDestination(request.body));
+      const destination = await createDestination(deps.pool, deps.keyring, projectId, parseNewDestination(request.body), await requestActor(request, deps.auth));
       return reply.status(201).send({ data: destination });
     },
   });
@@ -72,7 +72,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
       if (kind === 'invalid') {
         throw errors.invalidRequest('destinationId', 'The destination id holds a NUL character or is longer than 512 characters.');
       }
-      const deleted = kind === 'uuid' ? await deleteDestination(deps.pool, projectId, id.toLowerCase()) : null;
+      const deleted = kind === 'uuid' ? await deleteDestination(deps.pool, projectId, id.toLowerCase(), await requestActor(request, deps.auth)) : null;
       if (deleted === null) throw errors.notFound('The replay destination was not found.');
       return reply.status(204).send();
     },

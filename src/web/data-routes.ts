@@ -98,7 +98,7 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
       query: {},
       body: { schema: z.object({ eventId: z.string(), destinationId: z.string(), method: z.string().optional(), path: z.string() }) },
       answers: { 200: { description: 'method, url, headers, body and blocked.', schema: dataOf(replayPreviewSchema) } },
-      errors: ['unauthorized', 'project_not_found', 'invalid_query', 'invalid_request', 'malformed_json', 'not_found', 'no_captured_input', 'destination_disabled', 'forbidden_origin', 'internal_error'],
+      errors: ['unauthorized', 'forbidden', 'project_not_found', 'invalid_query', 'invalid_request', 'malformed_json', 'not_found', 'no_captured_input', 'destination_disabled', 'forbidden_origin', 'internal_error'],
     },
     handler: async (request, _reply, { credential }) => ({ data: await previewReplay(deps.replay, credential, parseReplayInput(request.body)) }),
   });

@@ -126,7 +126,9 @@ describe('the session cookie', () => {
     const cookie = await signIn(target);
     const current = await getSession(target, cookie);
     expect(current.statusCode).toBe(200);
-    expect(current.json()).toEqual({ data: { expiresAt: new Date(T0 + SESSION_LIFETIME_SECONDS * 1000).toISOString() } });
+    expect(current.json()).toEqual({
+      data: { expiresAt: new Date(T0 + SESSION_LIFETIME_SECONDS * 1000).toISOString(), signedInAs: 'admin-token', user: null, projects: expect.any(Array) },
+    });
     time.advance(SESSION_LIFETIME_SECONDS * 1000 - 1000);
     expect((await getSession(target, cookie)).statusCode).toBe(200);
     time.advance(1000);

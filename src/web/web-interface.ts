@@ -12,8 +12,10 @@ import { registerInterfaceDataRoutes } from './data-routes.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { pageContract, registerPages } from './pages.ts';
 import { isSameOrigin } from './request-origin.ts';
-import { readSession, registerSessionRoutes, type SessionDeps } from './session.ts';
+import { readPrincipal, registerSessionRoutes, type SessionDeps } from './session.ts';
 import { deriveSessionKey } from './session-token.ts';
+import { registerOidcRoutes, registerSignInOptions } from './oidc-routes.ts';
+import type { OidcConfig } from '../config/config.ts';
 
 export interface WebInterfaceDeps {
   auth: AuthContext;
@@ -21,6 +23,8 @@ export interface WebInterfaceDeps {
   webRoot: string | null;
   keyring: Keyring;
   replay: ReplayDeps;
+  /** Single sign-on, when configured. */
+  oidc: OidcConfig | null;
   /** Registers the API's route registrations on a scope with the given credential context. */
   registerApiRoutes: (scope: FastifyInstance, auth: AuthContext) => void;
 }
@@ -121,7 +125,9 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
   });
 
   registerSessionRoutes(api, sessionDeps);
-  const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readSession(request, sessionDeps)) !== null };
+  if (deps.oidc !== null) registerOidcRoutes(api, { auth, config: deps.oidc });
+  registerSignInOptions(api, deps.oidc !== null);
+  const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readPrincipal(request, sessionDeps))?.principal ?? null };
   deps.registerApiRoutes(api, sessionAuth);
   registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay });
 }

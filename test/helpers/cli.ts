@@ -16,12 +16,13 @@ export async function runTestCli(
   argv: string[],
   services: { pool: Pool; keyring: Keyring; config?: Partial<Config> },
   env: Record<string, string | undefined> = {},
+  stdin?: string,
 ): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
   const ctx: CliContext = {
     env,
-    io: { out: (line) => out.push(line), err: (line) => err.push(line) },
+    io: { out: (line) => out.push(line), err: (line) => err.push(line), ...(stdin !== undefined ? { readStdin: async () => stdin } : {}) },
     withServices: (fn) => fn({ pool: services.pool, keyring: services.keyring, config: testConfig(services.config) }),
   };
   const code = await runCli(argv, ctx);

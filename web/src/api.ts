@@ -5,7 +5,9 @@ import type { followedFieldSchema, journeyChangesSchema, journeyComparisonSchema
 import type { destinationSchema, replayPreviewSchema, replayRunSchema } from '../../src/http/answer-schemas/replay.ts';
 import type { destinationBodySchema } from '../../src/replay/destination-input.ts';
 import type { replayBodySchema } from '../../src/replay/replay-input.ts';
-import type { signInBodySchema } from '../../src/web/session-input.ts';
+import type { passwordSignInBodySchema, setPasswordBodySchema, signInBodySchema } from '../../src/web/session-input.ts';
+import type { sessionSchema } from '../../src/http/answer-schemas/service.ts';
+import type { createdUserSchema, memberSchema } from '../../src/http/answer-schemas/teams.ts';
 import type { alertDeliverySchema, alertRuleSchema, expectationSchema, expectationSuggestionSchema, findingsSummarySchema, newAlertRuleSchema } from '../../src/http/answer-schemas/findings.ts';
 import type { alertRuleInputSchema } from '../../src/alerts/rule-input.ts';
 import type { expectationInputSchema } from '../../src/findings/expectation-input.ts';
@@ -122,6 +124,11 @@ export type ComparedStep = NonNullable<ComparedPair['a']>;
 // Request bodies come from the schemas the routes validate them with (z.input: what a client
 // sends, before defaults and trimming).
 export type SignInRequest = z.input<typeof signInBodySchema>;
+export type PasswordSignInRequest = z.input<typeof passwordSignInBodySchema>;
+export type SetPasswordRequest = z.input<typeof setPasswordBodySchema>;
+export type SessionInfo = z.output<typeof sessionSchema>;
+export type Member = z.output<typeof memberSchema>;
+export type CreatedUser = z.output<typeof createdUserSchema>;
 export type ReplayRequest = z.input<typeof replayBodySchema>;
 export type NewDestinationRequest = z.input<typeof destinationBodySchema>;
 

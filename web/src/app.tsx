@@ -2,7 +2,10 @@
 import { AlertRulesPage } from './pages/alert-rules.tsx';
 import { ExpectationsPage } from './pages/expectations.tsx';
 import { useEffect, useState } from 'react';
-import { request, setUnauthorizedHandler, type Project } from './api.ts';
+import { request, setUnauthorizedHandler, type Project, type SessionInfo } from './api.ts';
+import { SessionContext, useCan } from './roles.tsx';
+import { SetPasswordPage } from './pages/set-password.tsx';
+import { MembersPage } from './pages/members.tsx';
 import { ErrorMessage, Loading } from './components/common.tsx';
 import { UserText } from './components/user-text.tsx';
 import { Link, navigate, useLocation } from './router.tsx';
@@ -23,16 +26,21 @@ function signInPath(): string {
 
 export function App() {
   const loc = useLocation();
-  const [session, setSession] = useState<Session>(loc.path === '/sign-in' ? 'signed-out' : 'checking');
+  const outside = loc.path === '/sign-in' || loc.path === '/set-password';
+  const [session, setSession] = useState<Session>(outside ? 'signed-out' : 'checking');
+  const [info, setInfo] = useState<SessionInfo | null>(null);
 
   useEffect(() => {
     setUnauthorizedHandler(() => {
       setSession('signed-out');
       navigate(signInPath(), { replace: true });
     });
-    if (loc.path === '/sign-in') return;
-    request('/session', { quietUnauthorized: true }).then(
-      () => setSession('signed-in'),
+    if (outside) return;
+    request<SessionInfo>('/session', { quietUnauthorized: true }).then(
+      (data) => {
+        setInfo(data);
+        setSession('signed-in');
+      },
       () => {
         setSession('signed-out');
         navigate(signInPath(), { replace: true });
@@ -42,9 +50,20 @@ export function App() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  if (loc.path === '/sign-in') return <SignInPage onSignedIn={() => setSession('signed-in')} />;
-  if (session !== 'signed-in') return <main className="centered"><Loading what="your session" /></main>;
-  return <SignedIn />;
+  const signedIn = () => {
+    request<SessionInfo>('/session').then((data) => {
+      setInfo(data);
+      setSession('signed-in');
+    }, () => setSession('signed-out'));
+  };
+  if (loc.path === '/set-password') return <SetPasswordPage />;
+  if (loc.path === '/sign-in') return <SignInPage onSignedIn={signedIn} />;
+  if (session !== 'signed-in' || info === null) return <main className="centered"><Loading what="your session" /></main>;
+  return (
+    <SessionContext.Provider value={info}>
+      <SignedIn />
+    </SessionContext.Provider>
+  );
 }
 
 function SignedIn() {
@@ -107,6 +126,7 @@ function SignedIn() {
               <Link to={`/projects/${project.id}/alerts`} aria-current={match?.[2] === '/alerts' ? 'page' : undefined}>
                 Alerts
               </Link>
+              <MembersLink projectId={project.id} current={match?.[2] === '/members'} />
             </nav>
             <HeaderSearch projectId={project.id} initial={match?.[2] === '/search' ? (loc.params.get('q') ?? '') : ''} />
           </>
@@ -120,7 +140,18 @@ function SignedIn() {
   );
 }
 
+/** Members: for the project's admins only. */
+function MembersLink({ projectId, current }: { projectId: string; current: boolean }) {
+  if (!useCan(projectId, 'admin')) return null;
+  return (
+    <Link to={`/projects/${projectId}/members`} aria-current={current ? 'page' : undefined}>
+      Members
+    </Link>
+  );
+}
+
 function ProjectRoute({ project, rest, params }: { project: Project; rest: string; params: URLSearchParams }) {
+  if (rest === '/members') return <MembersPage project={project} />;
   if (rest === '/compare') return <ComparePage project={project} params={params} />;
   if (rest === '/expectations') return <ExpectationsPage project={project} />;
   if (rest === '/alerts') return <AlertRulesPage project={project} />;

@@ -1,6 +1,7 @@
 // Answers of the probes, the web interface's session and the OTLP routes.
 import { z } from 'zod';
 import { timestampSchema } from '../answers.ts';
+import { principalSchema } from './teams.ts';
 
 export const livenessSchema = z.strictObject({ status: z.literal('ok') });
 
@@ -15,7 +16,10 @@ export const readinessSchema = z.strictObject({
   source: z.enum(['build', 'package']),
 });
 
-export const sessionSchema = z.strictObject({ expiresAt: timestampSchema });
+export const sessionSchema = z.strictObject({
+  expiresAt: timestampSchema,
+  ...principalSchema.shape,
+});
 
 /** OTLP/HTTP JSON export responses: int64 counts are decimal strings (proto3 JSON mapping). */
 export const otlpTracesResponseSchema = z.strictObject({

@@ -11,19 +11,19 @@ import { foldName, isFoldedBuiltInSecretName } from './secret-names.ts';
 const REDACTED = '[REDACTED]';
 
 // 1. PEM and PGP private key blocks; an unterminated block is masked to the end of the text.
-const PRIVATE_KEY_BLOCK =
+export const PRIVATE_KEY_BLOCK =
   /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|$)/g;
 
 // 3. JSON Web Tokens: two base64url segments starting with `eyJ` (`{"`), then a signature that
 // may be empty (alg none).
-const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
+export const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
 
 // 4. Provider-prefixed keys. Minimum body lengths keep prose and identifiers (`sk-learn`,
 // `hf_model`) out while every real key of these families is longer. The leading boundary covers
 // the body characters so that a run of characters starts at most one scan.
 const B = '(?<![A-Za-z0-9_-])';
 const E = '(?![A-Za-z0-9])';
-const PROVIDER_KEYS = new RegExp(
+export const PROVIDER_KEYS = new RegExp(
   [
     `${B}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`, // Stripe secret and restricted keys
     `${B}whsec_[A-Za-z0-9+/=]{16,}`, // Stripe webhook signing secrets
@@ -47,16 +47,16 @@ const PROVIDER_KEYS = new RegExp(
 
 // 5. The secret segment of Slack and Discord webhook URLs: the last path segment is the secret.
 // The negative lookahead makes an already masked URL (`…/B00/[REDACTED]`) match nothing.
-const SLACK_WEBHOOK =
+export const SLACK_WEBHOOK =
   /(hooks\.slack\.com\/(?:services|workflows|triggers)\/(?:[A-Za-z0-9_-]+\/)+)[A-Za-z0-9_-]+(?![A-Za-z0-9_/-])/g;
-const DISCORD_WEBHOOK =
+export const DISCORD_WEBHOOK =
   /((?:discord|discordapp)\.com\/api\/(?:v[0-9]{1,2}\/)?webhooks\/[0-9]+\/)[A-Za-z0-9_-]+/g;
 
 // 6. Authorization schemes. Digest carries an auth-param list (`username="…", response="…"`),
 // masked to the end of the line; Bearer and Basic (and a token68 Digest) carry one credential.
-const DIGEST_PARAMS = /(?<![A-Za-z0-9_-])(digest[ \t]+)[A-Za-z][A-Za-z0-9_-]*[ \t]*=[^\r\n]*/gi;
-const SCHEME_CREDENTIAL = /(?<![A-Za-z0-9_-])((?:bearer|basic|digest)[ \t]+)([A-Za-z0-9._~+/-]+=*)/gi;
-const MIN_SCHEME_CREDENTIAL = 8;
+export const DIGEST_PARAMS = /(?<![A-Za-z0-9_-])(digest[ \t]+)[A-Za-z][A-Za-z0-9_-]*[ \t]*=[^\r\n]*/gi;
+export const SCHEME_CREDENTIAL = /(?<![A-Za-z0-9_-])((?:bearer|basic|digest)[ \t]+)([A-Za-z0-9._~+/-]+=*)/gi;
+export const MIN_SCHEME_CREDENTIAL = 8;
 
 /**
  * A credential must be at least 8 characters (5.8). A lower-case word is prose, not a credential
@@ -69,7 +69,7 @@ function maskSchemeCredential(match: string, scheme: string, credential: string)
 }
 
 /** Characters that end a URL authority (RFC 3986), plus quotes and angle brackets around URLs. */
-const AUTHORITY_END = new Set([' ', '\t', '\r', '\n', '/', '?', '#', '"', "'", '`', '<', '>', '\\']);
+export const AUTHORITY_END = new Set([' ', '\t', '\r', '\n', '/', '?', '#', '"', "'", '`', '<', '>', '\\']);
 
 /**
  * 2. URL userinfo: `postgres://app:pw@db:5432/app` → `postgres://[REDACTED]@db:5432/app`.
@@ -100,22 +100,22 @@ function maskUrlUserinfo(text: string): string {
 }
 
 // 7. Values assigned to secret-looking names (`password=…`, `"api_key":"…"`, `DB_PASSWORD=…`).
-const SECRET_LAST_WORDS = new Set([
+export const SECRET_LAST_WORDS = new Set([
   'password', 'passwd', 'pwd', 'passphrase', 'secret', 'token', 'credential', 'credentials',
 ]);
-const KEY_QUALIFIERS = new Set([
+export const KEY_QUALIFIERS = new Set([
   'api', 'secret', 'private', 'access', 'account', 'signing', 'master', 'shared', 'encryption',
   'auth', 'session', 'client',
 ]);
 // Paging and CSRF tokens are not secret (5.8): they are shown so that requests can be followed.
-const PUBLIC_TOKEN_QUALIFIERS = new Set([
+export const PUBLIC_TOKEN_QUALIFIERS = new Set([
   'page', 'paging', 'pagination', 'next', 'prev', 'previous', 'continuation', 'cursor', 'resume',
   'resumption', 'csrf', 'xsrf',
 ]);
 const NAME_CHAR = /[A-Za-z0-9_.-]/;
-const MAX_NAME_LENGTH = 128;
+export const MAX_NAME_LENGTH = 128;
 // Ends an unquoted value: blanks and the delimiters of query strings, lists and structures.
-const VALUE_END = new Set([' ', '\t', '\r', '\n', '&', ',', ';', '"', "'", ')', ']', '}', '<', '>']);
+export const VALUE_END = new Set([' ', '\t', '\r', '\n', '&', ',', ';', '"', "'", ')', ']', '}', '<', '>']);
 
 /** Words of a name: split at `-`, `_`, `.` and camel-case humps (`DBPassword` → db, password). */
 export function splitNameWords(name: string): string[] {

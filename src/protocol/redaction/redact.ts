@@ -71,8 +71,8 @@ function isReplaceableHeaderValue(value: unknown): boolean {
 }
 
 // RFC 9110 token characters; a rawHeaders name may also be an HTTP/2 pseudo-header (`:path`).
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const RAW_HEADER_NAME = /^:?[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const RAW_HEADER_NAME = /^:?[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Indices of an array to replace because of a `[name, value]` or rawHeaders shape (5.6). */
 /** No index to replace: shared, so the arrays that are not header shapes (most) allocate nothing. */

@@ -5,6 +5,7 @@ import { clockSkewMs } from '../lib/timeline.ts';
 import { ErrorMessage, Loading } from './common.tsx';
 import { DiffTable, type FollowHandler } from './diff-table.tsx';
 import { ReplayPanel } from './replay-panel.tsx';
+import { useCan } from '../roles.tsx';
 import { UserText } from './user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 
@@ -32,6 +33,8 @@ export function EventDetailPanel({ project, eventId, onFollow }: { project: Proj
   const [event, setEvent] = useState<EventDetail | null>(null);
   const [diff, setDiff] = useState<{ rows: DiffRow[]; truncated: boolean } | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // Replaying takes the operator role: a viewer is not offered the panel.
+  const canReplay = useCan(project.id, 'operator');
 
   useEffect(() => {
     const controller = new AbortController();
@@ -127,7 +130,7 @@ export function EventDetailPanel({ project, eventId, onFollow }: { project: Proj
       <Json title="Custom metadata" value={event.customMetadata} />
       <Json title="Runtime" value={event.runtimeMetadata} />
       <Json title="Deployment" value={event.deploymentMetadata} />
-      {event.hasInput ? <ReplayPanel project={project} event={event} /> : <p className="muted">This event recorded no input, so it cannot be replayed.</p>}
+      {!canReplay ? null : event.hasInput ? <ReplayPanel project={project} event={event} /> : <p className="muted">This event recorded no input, so it cannot be replayed.</p>}
     </section>
   );
 }

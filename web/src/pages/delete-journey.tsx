@@ -4,9 +4,15 @@ import { ErrorMessage } from '../components/common.tsx';
 import { navigate } from '../router.tsx';
 import { entityIdText } from '../lib/format.ts';
 import { UserText } from '../components/user-text.tsx';
+import { useCan } from '../roles.tsx';
 
 /** Deleting is final: the confirmation names the journey and what goes with it. */
-export function DeleteJourney({ project, journey, title }: { project: Project; journey: JourneyDetail; title: string }) {
+export function DeleteJourney(props: { project: Project; journey: JourneyDetail; title: string }) {
+  // Deleting takes the operator role: a viewer is not offered the button.
+  return useCan(props.project.id, 'operator') ? <DeleteJourneyButton {...props} /> : null;
+}
+
+function DeleteJourneyButton({ project, journey, title }: { project: Project; journey: JourneyDetail; title: string }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);

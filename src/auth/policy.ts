@@ -1,0 +1,104 @@
+// The role model in one place (docs/roles.md): which rule each route follows, and what each
+// project role includes. Every route of buildApp has a rule here; the matrix test
+// (policy.int.test.ts) fails when a route is added without one.
+
+/** Roles per project, each including the one before. */
+export const ROLES = ['viewer', 'operator', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export type RouteRule =
+  /** No credential, or one the route checks itself (health, sign-in, pages, the document). */
+  | { kind: 'public' }
+  /** Ingestion: an API key only. */
+  | { kind: 'ingest' }
+  /** At least this role in the selected project (the admin token and owners hold every role). */
+  | { kind: 'project'; role: Role }
+  /** Instance owners and the admin token: accounts and memberships of every project. */
+  | { kind: 'owner' }
+  /** Any signed-in person or the admin token; the route narrows what it shows (own account, own projects). */
+  | { kind: 'signed-in' };
+
+export function roleIncludes(held: Role, needed: Role): boolean {
+  return ROLES.indexOf(held) >= ROLES.indexOf(needed);
+}
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+const viewer: RouteRule = { kind: 'project', role: 'viewer' };
+const operator: RouteRule = { kind: 'project', role: 'operator' };
+const admin: RouteRule = { kind: 'project', role: 'admin' };
+const pub: RouteRule = { kind: 'public' };
+
+/**
+ * Rules by `METHOD path` as registered under /v1 (the interface's copies under /ui/api follow
+ * the same rule). Replay destinations are listed by operators, who pick one to replay to.
+ */
+const RULES: Readonly<Record<string, RouteRule>> = {
+  'GET /v1/openapi.json': pub,
+  'GET /health': pub,
+  'GET /ready': pub,
+  'GET /': pub,
+  'GET /ui': pub,
+  'GET /ui/': pub,
+  'GET /ui/*': pub,
+  'POST /ui/api/session': pub,
+  'GET /ui/api/session': pub,
+  'DELETE /ui/api/session': pub,
+  'POST /ui/api/session/password': pub,
+  'POST /ui/api/password-links': pub,
+  'GET /ui/api/oidc/start': pub,
+  'GET /ui/api/sign-in-options': pub,
+  'GET /ui/api/oidc/callback': pub,
+  'POST /v1/events': { kind: 'ingest' },
+  'POST /v1/events/batch': { kind: 'ingest' },
+  'POST /v1/traces': { kind: 'ingest' },
+  'POST /v1/logs': { kind: 'ingest' },
+  'GET /v1/projects': { kind: 'signed-in' },
+  'GET /v1/search': viewer,
+  'GET /v1/journeys': viewer,
+  'GET /v1/journeys/:journeyId': viewer,
+  'GET /v1/journeys/:journeyId/events': viewer,
+  'GET /v1/events/:eventId': viewer,
+  'GET /v1/journeys/:journeyId/fields': viewer,
+  'GET /v1/journeys/:journeyId/changes': viewer,
+  'GET /v1/journeys/compare': viewer,
+  'GET /v1/journeys/activity': viewer,
+  'GET /v1/events/:eventId/diff': viewer,
+  'DELETE /v1/journeys/:journeyId': operator,
+  'POST /v1/erasures': operator,
+  'POST /v1/replays': operator,
+  'POST /v1/replays/preview': operator,
+  'GET /v1/replays/:replayId': operator,
+  'GET /v1/replay-destinations': operator,
+  'POST /v1/replay-destinations': admin,
+  'DELETE /v1/replay-destinations/:destinationId': admin,
+  'GET /v1/projects/:projectId/members': admin,
+  'PUT /v1/projects/:projectId/members/:userId': admin,
+  'DELETE /v1/projects/:projectId/members/:userId': admin,
+  'GET /v1/users': { kind: 'owner' },
+  'POST /v1/users': { kind: 'owner' },
+  'PATCH /v1/users/:userId': { kind: 'owner' },
+  'POST /v1/users/:userId/password-links': { kind: 'owner' },
+  'GET /v1/me': { kind: 'signed-in' },
+  'GET /v1/me/tokens': { kind: 'signed-in' },
+  'POST /v1/me/tokens': { kind: 'signed-in' },
+  'DELETE /v1/me/tokens/:tokenId': { kind: 'signed-in' },
+  'GET /v1/me/sessions': { kind: 'signed-in' },
+  'DELETE /v1/me/sessions/:sessionId': { kind: 'signed-in' },
+};
+
+const UI_API = '/ui/api/v1/';
+
+/** The rule of a registered route, or undefined when none is declared (the matrix test's failure). */
+export function ruleOf(method: string, url: string): RouteRule | undefined {
+  const verb = method === 'HEAD' ? 'GET' : method;
+  const path = url.startsWith(UI_API) ? `/v1/${url.slice(UI_API.length)}` : url;
+  return RULES[`${verb} ${path}`];
+}
+
+/** The rule of a route that takes a credential; a route without one is refused outright. */
+export function requiredRule(method: string, url: string | undefined): RouteRule {
+  return (url === undefined ? undefined : ruleOf(method, url)) ?? { kind: 'owner' };
+}

@@ -1,0 +1,53 @@
+// Answers of accounts, memberships, personal tokens and sessions (docs/roles.md).
+import { z } from 'zod';
+import { timestampSchema } from '../answers.ts';
+
+const roleSchema = z.enum(['viewer', 'operator', 'admin']);
+
+export const principalSchema = z.strictObject({
+  signedInAs: z.enum(['admin-token', 'user']),
+  user: z.strictObject({ id: z.uuid(), email: z.string(), name: z.string(), owner: z.boolean() }).nullable(),
+  projects: z.array(z.strictObject({ projectId: z.uuid(), slug: z.string(), role: roleSchema })).describe('Every project reached, with the role acted with.'),
+});
+
+export const userSchema = z
+  .strictObject({
+    id: z.uuid(),
+    email: z.string(),
+    name: z.string(),
+    state: z.enum(['active', 'disabled']),
+    owner: z.boolean(),
+    hasPassword: z.boolean(),
+    createdAt: timestampSchema,
+    lastSignInAt: timestampSchema.nullable(),
+  })
+  .meta({ id: 'User', description: 'A person with their own sign-in.' });
+
+export const memberSchema = userSchema.extend({ role: roleSchema }).meta({ id: 'Member', description: 'A user with their role in the project.' });
+
+export const passwordLinkSchema = z.strictObject({
+  url: z.string().describe('The one-time link to set a password; shown once, valid 72 hours.'),
+  expiresAt: timestampSchema,
+});
+
+export const createdUserSchema = z.strictObject({ user: userSchema, link: passwordLinkSchema.nullable() });
+
+export const personalTokenSchema = z.strictObject({
+  id: z.uuid(),
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: timestampSchema,
+  expiresAt: timestampSchema.nullable(),
+  lastUsedAt: timestampSchema.nullable(),
+});
+
+export const createdTokenSchema = z.strictObject({ token: personalTokenSchema, secret: z.string().describe('Shown once, never again.') });
+
+export const userSessionSchema = z.strictObject({
+  id: z.uuid(),
+  createdAt: timestampSchema,
+  lastSeenAt: timestampSchema,
+  client: z.string(),
+  userAgent: z.string(),
+  current: z.boolean(),
+});

@@ -1,0 +1,107 @@
+// Each role against each route (docs/roles.md): every route of buildApp has a rule, and a
+// person with a role below it is refused with 403 forbidden, without a role in the project
+// with 404 project_not_found exactly as an unknown project, at or above it never refused.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROLES, ruleOf, type Role, type RouteRule } from '../auth/policy.ts';
+import { createKeyring } from '../crypto/keyring.ts';
+import { registeredRoutes } from '../http/route-contract.ts';
+import { TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { SAME_ORIGIN, makePerson, sessionOf, tokenOf, type TestPerson } from './test-kit.ts';
+
+const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
+let db: TestDatabase;
+let app: FastifyInstance;
+let project: SeededProject;
+let target: TestPerson;
+type Who = Role | 'none' | 'owner';
+const credentials = new Map<Who, { token: string; cookie: string }>();
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  app = (await buildTestApp(db.pool, { keyring, config: { otlpEnabled: true } })).app;
+  project = await seedProject(db.pool, keyring, 'matrix');
+  await seedProject(db.pool, keyring, 'matrix-other');
+  target = await makePerson(db.pool);
+  for (const who of [...ROLES, 'none', 'owner'] as const) {
+    const roles = ROLES.includes(who as Role) ? { [project.projectId]: who as Role } : {};
+    const person = await makePerson(db.pool, roles, { owner: who === 'owner' });
+    const cookie = await sessionOf(app, person.email);
+    credentials.set(who, { token: (await tokenOf(app, cookie)).secret, cookie });
+  }
+});
+afterAll(async () => {
+  await app.close();
+  await db.drop();
+});
+
+/** A request each route can act on without failing its input checks first. */
+function sample(method: string, url: string): { url: string; payload?: Record<string, unknown> } {
+  const path = url
+    .replace(':journeyId', 'j-none')
+    .replace(':eventId', 'e-none')
+    .replace(':projectId', project.projectId)
+    .replace(':userId', target.id)
+    .replace(/:[a-zA-Z]+Id/, randomUUID());
+  const payloads: Record<string, Record<string, unknown>> = {
+    'POST /v1/erasures': { value: 'someone', dryRun: true },
+    'POST /v1/replays': { eventId: 'e-none', destinationId: randomUUID(), path: '/x' },
+    'POST /v1/replays/preview': { eventId: 'e-none', destinationId: randomUUID(), path: '/x' },
+    'POST /v1/replay-destinations': { name: `d-${randomUUID()}`, baseUrl: 'http://localhost:9', environmentType: 'test', headers: {} },
+    'PUT /v1/projects/:projectId/members/:userId': { role: 'viewer' },
+    'POST /v1/users': { email: `new-${randomUUID()}@example.com` },
+    'PATCH /v1/users/:userId': { name: 'Renamed' },
+    'POST /v1/me/tokens': { name: 'another' },
+  };
+  const key = `${method} ${url.replace('/ui/api/v1/', '/v1/')}`;
+  const query = key === 'GET /v1/search' ? '?q=x' : key === 'GET /v1/journeys' || key === 'GET /v1/journeys/activity' ? '?since=2026-01-01T00:00:00Z' : '';
+  return { url: path + query, ...(payloads[key] !== undefined ? { payload: payloads[key] } : {}) };
+}
+
+function expected(rule: RouteRule, who: Who): 'allowed' | 'forbidden' | 'hidden' | 'refused' {
+  if (rule.kind === 'ingest') return 'refused';
+  if (who === 'owner' || rule.kind === 'signed-in') return 'allowed';
+  if (rule.kind === 'owner') return 'forbidden';
+  if (rule.kind !== 'project') return 'allowed';
+  if (who === 'none') return 'hidden';
+  return ROLES.indexOf(who) >= ROLES.indexOf(rule.role) ? 'allowed' : 'forbidden';
+}
+
+const routes = () => registeredRoutes(app).filter((route) => route.method !== 'HEAD' && route.contract !== undefined);
+
+describe('the role matrix', () => {
+  it('gives every registered route a role rule', () => {
+    const missing = routes().filter((route) => ruleOf(route.method, route.url) === undefined).map((r) => `${r.method} ${r.url}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('answers each person by their role, through personal tokens on /v1 and sessions on /ui/api', async () => {
+    const outcomes: string[] = [];
+    for (const route of routes()) {
+      const rule = ruleOf(route.method, route.url)!;
+      if (rule.kind === 'public') continue;
+      const viaUi = route.url.startsWith('/ui/api/');
+      for (const [who, credential] of credentials) {
+        const { url, payload } = sample(route.method, route.url);
+        const headers = viaUi ? { cookie: credential.cookie, ...SAME_ORIGIN } : bearer(credential.token);
+        const response = await app.inject({
+          method: route.method as 'GET',
+          url,
+          headers: { ...headers, 'x-service-project-id': project.projectId },
+          ...(payload !== undefined ? { payload } : {}),
+          remoteAddress: '203.0.113.7',
+        });
+        const code = response.statusCode >= 400 ? (response.json() as { error: { code: string } }).error.code : '';
+        const want = expected(rule, who);
+        // Ingestion reads its body before the key (event protocol 1.5): any refusal is a refusal.
+        const got =
+          rule.kind === 'ingest' && response.statusCode >= 400 && response.statusCode < 500 ? 'refused'
+          : code === 'forbidden' ? 'forbidden' : code === 'project_not_found' ? 'hidden' : code === 'unauthorized' ? 'refused' : response.statusCode < 500 ? 'allowed' : `failed ${code}`;
+        if (got !== want) outcomes.push(`${route.method} ${route.url} as ${who}: ${want} expected, got ${response.statusCode} ${code}`);
+      }
+    }
+    expect(outcomes).toEqual([]);
+  });
+});
