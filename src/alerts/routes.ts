@@ -2,13 +2,13 @@
 // path's (by id or slug).
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { adminBeforeBody, requireAdmin, type AuthContext } from '../auth/credentials.ts';
+import { adminBeforeBody, authorizeProjectInPath, requireAdmin, type AuthContext } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { alertDeliverySchema, alertRuleSchema, newAlertRuleSchema } from '../http/answer-schemas/findings.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
-import { findProjectById, findProjectBySlug } from '../projects/projects-sql.ts';
+import { findProjectBySlug } from '../projects/projects-sql.ts';
 import { alertRuleInputSchema, alertRulePatchSchema } from './rule-input.ts';
 import { createRule, listDeliveries, listRules, muteRule, removeRule } from './rules.ts';
 
@@ -18,10 +18,10 @@ export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthCont
   const adminErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
   const bodyErrors = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const;
   const projectOf = async (request: FastifyRequest): Promise<string> => {
+    // By id or slug; a person needs the route's role in that project (src/auth/policy.ts).
     const key = (request.params as { projectId: string }).projectId;
-    const project = /^[0-9a-f-]{36}$/i.test(key) ? await findProjectById(db, key.toLowerCase()) : key.length <= 64 ? await findProjectBySlug(db, key) : null;
-    if (project === null) throw errors.projectNotFound();
-    return project.id;
+    const bySlug = /^[0-9a-f-]{36}$/i.test(key) || key.length > 64 ? null : await findProjectBySlug(db, key);
+    return authorizeProjectInPath(request, deps.auth, bySlug?.id ?? key);
   };
   const ruleIdOf = (request: FastifyRequest) => (request.params as { ruleId: string }).ruleId;
   const body = <T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[] }> } } }, value: unknown): T => {

@@ -2,7 +2,7 @@
 // project (admin only; the project is the path's, by id or slug).
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { adminBeforeBody, requireAdmin, requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
+import { adminBeforeBody, authorizeProjectInPath, requireAdmin, requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { expectationSchema, expectationSuggestionSchema, findingsSummarySchema } from '../http/answer-schemas/findings.ts';
 import { errors } from '../http/errors.ts';
@@ -11,7 +11,7 @@ import { defineRoute } from '../http/route-contract.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { findEnvironment } from '../projects/environments-sql.ts';
-import { findProjectById, findProjectBySlug } from '../projects/projects-sql.ts';
+import { findProjectBySlug } from '../projects/projects-sql.ts';
 import { expectationInputSchema } from './expectation-input.ts';
 import { deleteExpectation, listExpectations, parseExpectation, saveExpectation, suggestFromHistory, type StoredExpectation } from './expectations.ts';
 import { selectLagSeconds } from './findings-sql.ts';
@@ -72,10 +72,10 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
   } as const;
   const adminErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
   const projectOf = async (request: FastifyRequest): Promise<string> => {
+    // By id or slug; a person needs the route's role in that project (src/auth/policy.ts).
     const key = (request.params as { projectId: string }).projectId;
-    const project = /^[0-9a-f-]{36}$/i.test(key) ? await findProjectById(db, key.toLowerCase()) : key.length <= 64 ? await findProjectBySlug(db, key) : null;
-    if (project === null) throw errors.projectNotFound();
-    return project.id;
+    const bySlug = /^[0-9a-f-]{36}$/i.test(key) || key.length > 64 ? null : await findProjectBySlug(db, key);
+    return authorizeProjectInPath(request, deps.auth, bySlug?.id ?? key);
   };
   const entityTypeOf = (request: FastifyRequest): string => {
     const entityType = (request.params as { entityType: string }).entityType;
