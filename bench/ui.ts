@@ -2,7 +2,10 @@
 // page of 1,000 events are usable in Chromium, against the real server on a throw-away embedded
 // database. Prints a table and replaces the `## Web interface` section of docs/benchmarks.md.
 // BENCH_UI_RUNS sets the runs per page (default 5; the first run of each page is a warm-up).
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { createKeyring } from '../src/crypto/keyring.ts';
 import { seedProject, TEST_ENCRYPTION_KEY } from '../test/helpers/app.ts';
@@ -83,6 +86,18 @@ try {
     }),
   });
 
+  // The bundle a first visit downloads: every built script and stylesheet, raw and gzipped.
+  const assets = path.resolve(import.meta.dirname, '../web/dist/assets');
+  const bundle = { js: { raw: 0, gzip: 0 }, css: { raw: 0, gzip: 0 } };
+  for (const file of readdirSync(assets)) {
+    const kind = file.endsWith('.js') ? 'js' : file.endsWith('.css') ? 'css' : null;
+    if (!kind) continue;
+    const bytes = readFileSync(path.join(assets, file));
+    bundle[kind].raw += bytes.length;
+    bundle[kind].gzip += gzipSync(bytes).length;
+  }
+  const kb = (n: number) => (n / 1000).toFixed(1);
+
   const rows = results.map(({ name, samples }) => {
     const p = percentiles(samples);
     return `| ${name} | ${samples.length} | ${p.p50.toFixed(0)} | ${p.p95.toFixed(0)} |`;
@@ -97,6 +112,8 @@ try {
     '| Page | Runs | p50 ms | p95 ms |',
     '|---|---|---|---|',
     ...rows,
+    '',
+    `Bundle (web/dist/assets): scripts ${kb(bundle.js.raw)} kB (${kb(bundle.js.gzip)} kB gzipped), styles ${kb(bundle.css.raw)} kB (${kb(bundle.css.gzip)} kB gzipped).`,
     '',
   ].join('\n');
   console.log(section);

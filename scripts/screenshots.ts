@@ -1,5 +1,5 @@
 // Writes docs/images/*.png: the journeys list, a journey with its diff, a replay result, a followed
-// field, a value lost in transit marked on the timeline, two journeys compared, the findings
+// field, a value lost in transit marked on the timeline, two journeys compared, two pages at a phone's width, the findings
 // filter with the top lost fields, expectations and alert rules, from the demo data on a throw-away database
 // (npm run screenshots; needs web/dist and /usr/bin/chromium).
 import { mkdirSync } from 'node:fs';
@@ -32,7 +32,7 @@ try {
   await analyzer.stop();
   const { journey, eventId } = await findLostPhone(adminApi(server.baseUrl, demo.projectId));
 
-  const list = await signedInPage(browser.context, server.baseUrl, `/ui/projects/${demo.projectId}/journeys?window=hour`);
+  const list = await signedInPage(browser.context, server.baseUrl, `/ui/projects/${demo.projectId}/journeys`);
   await list.locator('table.journeys tbody tr').first().waitFor();
   await list.locator('.chart svg rect').first().waitFor();
   await shoot(list, 'journeys.png');
@@ -69,6 +69,18 @@ try {
   await list.goto(server.baseUrl + comparePath);
   await list.locator('table.comparison').waitFor();
   await shoot(list, 'compare.png');
+
+  // A phone's width: the journey opened on its losing step, tables as stacked rows.
+  await list.setViewportSize({ width: 390, height: 844 });
+  await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/journeys/${encodeURIComponent(journey.journeyId)}`);
+  await list.locator('table.diff').first().waitFor();
+  await list.locator('.detail-column').scrollIntoViewIfNeeded();
+  await shoot(list, 'journey-phone.png');
+  await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/journeys`);
+  await list.locator('table.journeys tbody tr').first().waitFor();
+  await list.locator('.chart-zoom').waitFor();
+  await shoot(list, 'journeys-phone.png');
+  await list.setViewportSize({ width: 1440, height: 900 });
 
   const transit = await findLostInTransit(adminApi(server.baseUrl, demo.projectId));
   await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/journeys/${encodeURIComponent(transit.journey.journeyId)}`);

@@ -9,9 +9,9 @@ import type { Pool } from './db/pool.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import type { BuildInfo } from './health/build-info.ts';
 import { registerBodyParsers } from './http/body-parsers.ts';
-import { refuseMissingHost } from './http/connection-guards.ts';
+import { boundPipelinedRequests, closeStalledWriters, refuseMissingHost } from './http/connection-guards.ts';
 import { clientErrorHandler, registerErrorHandling, sendError, toAppError } from './http/error-handler.ts';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './config/http-limits.ts';
+import { DEFAULT_HTTP_LIMITS, DEFAULT_WRITE_TIMEOUT_MS, type HttpLimits } from './config/http-limits.ts';
 import { resolveClientAddress, throttleKey } from './http/client-address.ts';
 import { AppError } from './http/errors.ts';
 import { assertWellEncodedUrl, rawQueryString } from './http/query.ts';
@@ -91,11 +91,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.server.maxConnections = limits.maxConnections;
+  // Anyone can provoke these closures: debug, as client aborts (docs/hostile-input.md).
+  const stopWriteChecks = closeStalledWriters(app.server, limits.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS, () =>
+    deps.logger.debug('answers not read within the write timeout: connection closed'),
+  );
+  app.addHook('onClose', async () => stopWriteChecks());
 
   trackRoutes(app);
   registerBodyParsers(app);
   registerErrorHandling(app);
 
+  app.addHook('onRequest', boundPipelinedRequests);
   app.addHook('onRequest', refuseMissingHost);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -199,7 +205,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
   };
   registerApiRoutes(app, auth);
-  await registerWebInterface(app, { auth, keyring: deps.keyring, replay, webRoot: deps.webRoot ?? null, oidc: deps.config.oidc, registerApiRoutes });
+  await registerWebInterface(app, {
+    auth,
+    keyring: deps.keyring,
+    replay,
+    webRoot: deps.webRoot ?? null,
+    oidc: deps.config.oidc,
+    registerApiRoutes,
+    // Without DATABASE_URL the entry point runs the embedded database: a laptop, not a deployment.
+    origins: { publicOrigin: deps.config.publicOrigin, embedded: deps.config.databaseUrl === null },
+  });
 
   return app;
 }

@@ -96,6 +96,10 @@ async function main(): Promise<void> {
     // Credentials travel in clear over plain HTTP: beyond loopback a TLS proxy must sit in front.
     logger.warn({ host: config.host }, 'HOST is beyond loopback and jtrace serves plain HTTP: put a TLS-terminating proxy in front of it');
   }
+  if (!embedded && config.publicOrigin === null) {
+    // A DNS-rebinding page can name any host; without PUBLIC_URL only addresses it cannot are accepted.
+    logger.warn('PUBLIC_URL is unset: the web interface accepts sign-in only when reached by IP address or localhost; set PUBLIC_URL to the address people use');
+  }
   logger.info({ url: `http://${config.host}:${config.port}`, embeddedDatabase: embedded }, 'jtrace is listening');
 
   let stopping = false;

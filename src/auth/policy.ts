@@ -71,6 +71,8 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'POST /v1/replays': operator,
   'POST /v1/replays/preview': operator,
   'GET /v1/replays/:replayId': operator,
+  // The runs already sent for an event: their headers and answers are the replay's, so the replay's role.
+  'GET /v1/events/:eventId/replays': operator,
   'GET /v1/replay-destinations': operator,
   'POST /v1/replay-destinations': admin,
   'DELETE /v1/replay-destinations/:destinationId': admin,

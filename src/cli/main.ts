@@ -1,9 +1,9 @@
 import { createCliContext } from './context.ts';
 import { runCli } from './run.ts';
+import { processIo } from './stdio.ts';
 
 const context = createCliContext(process.env, {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
+  ...processIo(),
   readStdin: async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -77,6 +77,7 @@ describe('loadConfig defaults', () => {
       alertAllowedHosts: null,
       otlpEnabled: false,
       otlpMaxRequestBytes: 4_194_304,
+      publicOrigin: null,
       embeddedPgPort: 54329,
       dataDir: '.data',
       sessionIdleMinutes: 720,
@@ -109,6 +110,7 @@ describe('loadConfig defaults', () => {
       OTLP_MAX_REQUEST_BYTES: '65536',
       FINDINGS_ANALYZER_ENABLED: 'false',
       ALERT_ALLOWED_HOSTS: 'Hooks.Example.com, alerts.example.com',
+      PUBLIC_URL: 'https://JTrace.Example.com:443/',
       EMBEDDED_PG_PORT: '54400',
       JTRACE_DATA_DIR: '/var/lib/jtrace',
       SESSION_IDLE_MINUTES: '30',
@@ -136,6 +138,7 @@ describe('loadConfig defaults', () => {
       otlpMaxRequestBytes: 65_536,
       findingsAnalyzerEnabled: false,
       alertAllowedHosts: ['hooks.example.com', 'alerts.example.com'],
+      publicOrigin: 'https://jtrace.example.com',
       embeddedPgPort: 54400,
       dataDir: '/var/lib/jtrace',
       sessionIdleMinutes: 30,
@@ -170,6 +173,7 @@ describe('loadConfig defaults', () => {
       'OTLP_MAX_REQUEST_BYTES',
       'FINDINGS_ANALYZER_ENABLED',
       'ALERT_ALLOWED_HOSTS',
+      'PUBLIC_URL',
       'EMBEDDED_PG_PORT',
       'JTRACE_DATA_DIR',
     ];
@@ -181,6 +185,28 @@ describe('loadConfig defaults', () => {
 
   it('treats an undefined entry as unset', () => {
     expect(loadConfig({ PORT: undefined, ADMIN_TOKEN: undefined })).toEqual(loadConfig({}));
+  });
+});
+
+describe('PUBLIC_URL', () => {
+  it('is kept as its origin: lower case, default port dropped, an explicit one kept', () => {
+    expect(loadConfig({ PUBLIC_URL: 'http://10.0.0.5:8080' }).publicOrigin).toBe('http://10.0.0.5:8080');
+    expect(loadConfig({ PUBLIC_URL: ' HTTPS://Jtrace.Example.COM ' }).publicOrigin).toBe('https://jtrace.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'http://[::1]:80/' }).publicOrigin).toBe('http://[::1]');
+  });
+
+  it.each([
+    'jtrace.example.com',
+    'ftp://jtrace.example.com',
+    'https://',
+    'https://jtrace.example.com/ui/',
+    'https://jtrace.example.com/?a=1',
+    'https://jtrace.example.com/#top',
+    'https://user:pass@jtrace.example.com',
+    'https://jtrace.example.com:99999',
+  ])('refuses %s, naming PUBLIC_URL and the expected form', (value) => {
+    expect(() => loadConfig({ PUBLIC_URL: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ PUBLIC_URL: value })).toThrow(/^PUBLIC_URL: .*https:\/\/jtrace\.example\.com/);
   });
 });
 

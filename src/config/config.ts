@@ -57,6 +57,11 @@ export interface Config {
   findingsAnalyzerEnabled: boolean;
   /** ALERT_ALLOWED_HOSTS: hosts alert webhooks may be sent to; null = unset. */
   alertAllowedHosts: string[] | null;
+  /**
+   * PUBLIC_URL's origin (the address people use), normalised; null when unset. The web
+   * interface's Origin check accepts only it (docs/web-interface.md, "Origin check").
+   */
+  publicOrigin: string | null;
   /** Embedded mode: the cluster's port and the folder of its data and generated secrets. */
   embeddedPgPort: number;
   dataDir: string;
@@ -121,6 +126,7 @@ const VARIABLES = {
   LOG_LEVEL: variable(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info')),
   EMBEDDED_PG_PORT: variable(port().default(DEFAULT_EMBEDDED_PG_PORT)),
   JTRACE_DATA_DIR: variable(z.string().default(DEFAULT_DATA_DIR)),
+  PUBLIC_URL: variable(text()),
   OTLP_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
   FINDINGS_ANALYZER_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('true')),
   ALERT_ALLOWED_HOSTS: variable(text()),
@@ -220,6 +226,26 @@ function readOidc(vars: Variables): OidcConfig | null {
   };
 }
 
+const PUBLIC_URL_EXAMPLE = 'for example https://jtrace.example.com or http://10.0.0.5:8080';
+
+/** PUBLIC_URL as an origin: scheme, host and port only, so there is one way to write it. */
+function parsePublicUrl(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PUBLIC_URL', `must be an absolute http:// or https:// URL, ${PUBLIC_URL_EXAMPLE}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('PUBLIC_URL', `must start with http:// or https://, ${PUBLIC_URL_EXAMPLE}`);
+  }
+  if (url.username !== '' || url.password !== '' || url.pathname !== '/' || /[?#]/.test(raw)) {
+    throw new ConfigError('PUBLIC_URL', `must hold only scheme, host and port (no path, query or credentials), ${PUBLIC_URL_EXAMPLE}`);
+  }
+  return url.origin;
+}
+
 const schema = z.object(VARIABLES);
 
 /**
@@ -255,6 +281,7 @@ hostList(vars.REPLAY_ALLOWED_HOSTS),
     trustedProxyCount: vars.TRUSTED_PROXY_COUNT,
     retentionSweepIntervalMs: vars.RETENTION_SWEEP_INTERVAL_MS,
     logLevel: vars.LOG_LEVEL,
+    publicOrigin: parsePublicUrl(vars.PUBLIC_URL),
     embeddedPgPort: vars.EMBEDDED_PG_PORT,
     dataDir: vars.JTRACE_DATA_DIR,
     otlpEnabled: vars.OTLP_ENABLED === 'true',

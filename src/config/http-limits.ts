@@ -15,7 +15,15 @@ export interface HttpLimits {
   idleTimeoutMs: number;
   /** Open connections at most; further ones are closed at once. */
   maxConnections: number;
+  /**
+   * A connection whose answer waits unsent (the client reads nothing) for this long, in ms, is
+   * closed. Optional so that limits written out in full before it existed stay valid.
+   */
+  writeTimeoutMs?: number;
 }
+
+/** Default of HTTP_WRITE_TIMEOUT_MS: as long as a whole request may take to arrive. */
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
   headersTimeoutMs: 10_000,
@@ -23,6 +31,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
   // Longer than the 60 s idle timeout of common load balancers, so they close first.
   idleTimeoutMs: 72_000,
   maxConnections: 1_000,
+  writeTimeoutMs: DEFAULT_WRITE_TIMEOUT_MS,
 });
 
 const VARIABLES = {
@@ -30,6 +39,7 @@ const VARIABLES = {
   requestTimeoutMs: ['HTTP_REQUEST_TIMEOUT_MS', 100, 3_600_000],
   idleTimeoutMs: ['HTTP_IDLE_TIMEOUT_MS', 100, 3_600_000],
   maxConnections: ['HTTP_MAX_CONNECTIONS', 1, 1_000_000],
+  writeTimeoutMs: ['HTTP_WRITE_TIMEOUT_MS', 100, 3_600_000],
 } as const;
 
 export function loadHttpLimits(env: Record<string, string | undefined>): HttpLimits {

@@ -200,6 +200,7 @@ describe('answers match the schemas their routes declare', () => {
     }
     const preview = { eventId: 'ui-a1', destinationId: reached, path: '/contacts' };
     await check.call('POST', '/ui/api/v1/replays/preview', { headers: { ...headers, 'content-type': 'application/json' }, payload: preview, status: 200 });
+    await check.call('GET', '/ui/api/v1/events/:eventId/replays', { url: '/ui/api/v1/events/ui-a1/replays', headers, status: 200 });
   });
 
   it('reads under another encryption key: entity ids and alias values read as null', async () => {
@@ -256,11 +257,11 @@ describe('answers match the schemas their routes declare', () => {
   it('every route answering 2xx with a body was checked', () => {
     const declared = check.declaredBodies();
     expect(declared.filter((answer) => !check.checkedAnswers().includes(answer))).toEqual([]);
-    // /v1 and /ui/api (25 each), 3 interface-only, 2 ingestion (3 answers), 2 OTLP, 3 probes and the document.
+    // /v1 and /ui/api (25 each), 4 interface-only, 2 ingestion (3 answers), 2 OTLP, 3 probes and the document.
     expect(check.checkedAnswers().filter((answer) => / 2\d\d$/.test(answer))).toEqual([...declared].sort());
     // The blocked replay's 422 carries a run too, on both copies of the route.
     expect(check.checkedAnswers().filter((answer) => / 422$/.test(answer))).toEqual(['POST /ui/api/v1/replays 422', 'POST /v1/replays 422']);
-    // And the accounts' routes: 9 on each copy.
-    expect(declared).toHaveLength(75);
+    // The accounts' routes (9 on each copy), the replay runs of an event (interface only), findings and alerts (8 on each copy).
+    expect(declared).toHaveLength(76);
   });
 });

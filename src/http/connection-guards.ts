@@ -1,6 +1,8 @@
 // Guards of the HTTP connection itself, before any route: what Node's server leaves open.
 // docs/hostile-input.md, "Timeouts and connections", says why each exists.
 
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.ts';
 
@@ -13,4 +15,67 @@ import { AppError } from './errors.ts';
 export async function refuseMissingHost(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
   if (request.headers.host !== undefined || request.raw.httpVersion !== '1.1') return;
   throw new AppError(400, 'bad_request', 'An HTTP/1.1 request must carry a Host header.', undefined, { connection: 'close' });
+}
+
+/**
+ * Requests at most in flight on one connection: received, their answer not yet finished. Node
+ * answers pipelined requests in order but starts every one it has parsed, and a client that
+ * reads nothing makes each queued answer hold its buffers. Browsers do not pipeline; a client
+ * that sends more than this many at once has its connection closed.
+ */
+export const MAX_PIPELINED_REQUESTS = 16;
+
+const inFlight = new WeakMap<object, number>();
+
+/** onRequest hook closing a connection that has more than MAX_PIPELINED_REQUESTS in flight. */
+export async function boundPipelinedRequests(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const socket = request.raw.socket;
+  const count = (inFlight.get(socket) ?? 0) + 1;
+  inFlight.set(socket, count);
+  reply.raw.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
+  if (count <= MAX_PIPELINED_REQUESTS) return;
+  // Anyone can provoke this: debug, as client aborts (docs/hostile-input.md).
+  request.log.debug({ inFlight: count }, 'too many pipelined requests: connection closed');
+  reply.hijack();
+  socket.destroy();
+}
+
+/**
+ * Closes connections whose answers are not read: a connection with bytes waiting to be handed
+ * to the kernel (the client's window is full) and no progress for writeTimeoutMs is destroyed.
+ * Node has no write timeout: `server.timeout` is an inactivity timeout that would also cut a
+ * request whose handler is still working, and keep-alive and request timeouts ignore a
+ * connection with an answer in progress. Progress is a drain or fewer bytes waiting; one write
+ * is one step, so one large answer must be taken whole within the timeout.
+ */
+export function closeStalledWriters(server: Server, writeTimeoutMs: number, onClose: () => void): () => void {
+  const sockets = new Set<Socket>();
+  const stalls = new WeakMap<Socket, { pending: number; sinceMs: number }>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('drain', () => stalls.delete(socket));
+    socket.once('close', () => sockets.delete(socket));
+  });
+  const check = () => {
+    const now = performance.now();
+    for (const socket of sockets) {
+      const pending = socket.writableLength;
+      const stall = stalls.get(socket);
+      if (pending === 0) {
+        stalls.delete(socket);
+      } else if (stall === undefined || pending < stall.pending) {
+        stalls.set(socket, { pending, sinceMs: now });
+      } else if (now - stall.sinceMs >= writeTimeoutMs) {
+        stalls.delete(socket);
+        onClose();
+        socket.destroy();
+      } else {
+        stall.pending = pending;
+      }
+    }
+  };
+  // Checked a few times per timeout, as Node checks its own timeouts, at most every second.
+  const timer = setInterval(check, Math.max(25, Math.min(1_000, Math.floor(writeTimeoutMs / 4))));
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -1,10 +1,15 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
+import { MAX_PIPELINED_REQUESTS } from './connection-guards.ts';
 import { revokeApiKeyByPrefix } from '../auth/api-key-service.ts';
 import { createKeyring } from '../crypto/keyring.ts';
 import { createMetrics } from '../metrics/metrics.ts';
@@ -35,10 +40,10 @@ interface Exchange {
 }
 
 /** Writes head then body, and resolves with what came back once the server closes or answers. */
-function exchange(head: string, body: Buffer | string = '', { waitForClose = false } = {}): Promise<Exchange> {
+function exchange(head: string, body: Buffer | string = '', { waitForClose = false, to = port } = {}): Promise<Exchange> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect(to, '127.0.0.1');
     const chunks: Buffer[] = [];
     let done = false;
     let answeredMs = Number.NaN;
@@ -236,5 +241,117 @@ describe('stalled and held connections', () => {
     // Those over the cap were closed at once, without an answer.
     expect(held.filter((h) => h.response === '').length).toBeGreaterThanOrEqual(MAX_CONNECTIONS);
     expect(await healthLatency(1)).toBeGreaterThan(0);
+  });
+});
+
+describe('slow readers', () => {
+  const WRITE_TIMEOUT_MS = 600;
+  const IDLE_TIMEOUT_MS = 3_000;
+  const SLOTS = 6;
+  const ASSET = '/ui/assets/large.js';
+  let slow: FastifyInstance;
+  let slowPort: number;
+  let webRoot: string;
+
+  beforeAll(async () => {
+    webRoot = mkdtempSync(path.join(os.tmpdir(), 'jtrace-slow-readers-'));
+    mkdirSync(path.join(webRoot, 'assets'));
+    // 2 MB: eight of them are far more than loopback's socket buffers hold.
+    writeFileSync(path.join(webRoot, 'assets', 'large.js'), Buffer.alloc(2_097_152, 0x61));
+    slow = await buildApp({
+      config: testConfig(),
+      pool: db.pool,
+      keyring,
+      adminToken: TEST_ADMIN_TOKEN,
+      logger: pino({ level: 'silent' }),
+      metrics: createMetrics(db.pool),
+      build: { version: '0.0.0', source: 'package' },
+      webRoot,
+      httpLimits: { headersTimeoutMs: 2_000, requestTimeoutMs: 4_000, idleTimeoutMs: IDLE_TIMEOUT_MS, maxConnections: SLOTS, writeTimeoutMs: WRITE_TIMEOUT_MS },
+    });
+    slowPort = await freePort();
+    await slow.listen({ host: '127.0.0.1', port: slowPort });
+  });
+  afterAll(async () => {
+    await slow.close();
+    rmSync(webRoot, { recursive: true, force: true });
+  });
+
+  const requests = (target: string, count: number) => `GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(count);
+  const health = () => exchange('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', '', { to: slowPort });
+
+  /** A connection that pipelines `count` requests and never reads an answer. */
+  function unreadPipeline(count: number): Promise<net.Socket> {
+    return new Promise((resolve) => {
+      const socket = net.connect(slowPort, '127.0.0.1', () => {
+        socket.pause();
+        socket.write(requests(ASSET, count));
+        resolve(socket);
+      });
+      socket.on('error', () => {});
+    });
+  }
+
+  it('connections whose answers are not read are closed within a small multiple of the write timeout', async () => {
+    const readers = await Promise.all(Array.from({ length: SLOTS }, () => unreadPipeline(8)));
+    try {
+      const started = performance.now();
+      // Every slot is held: /health is refused, as found (it stayed so past 330 s).
+      expect(statusOf((await health()).response)).toBe(0);
+      let freedMs = Number.POSITIVE_INFINITY;
+      while (performance.now() - started < 20 * WRITE_TIMEOUT_MS) {
+        if (statusOf((await health()).response) === 200) {
+          freedMs = performance.now() - started;
+          break;
+        }
+        await sleep(50);
+      }
+      expect(freedMs / WRITE_TIMEOUT_MS).toBeLessThan(4);
+    } finally {
+      for (const reader of readers) reader.destroy();
+    }
+  });
+
+  it('a client that reads slowly but steadily gets the whole answer, though it takes longer than the write timeout', async () => {
+    const started = performance.now();
+    const { received, closed } = await new Promise<{ received: number; closed: boolean }>((resolve) => {
+      let received = 0;
+      let timer: NodeJS.Timeout | undefined;
+      const socket = net.connect(slowPort, '127.0.0.1', () => {
+        socket.pause();
+        socket.write(requests(ASSET, 1));
+        // Takes what is buffered every 50 ms: a few tens of KB at a time.
+        timer = setInterval(() => {
+          for (let chunk = socket.read(); chunk !== null; chunk = socket.read()) received += (chunk as Buffer).length;
+          if (received > 2_097_152) (clearInterval(timer), socket.destroy(), resolve({ received, closed: false }));
+        }, 50);
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => (clearInterval(timer), resolve({ received, closed: true })));
+    });
+    expect(closed).toBe(false);
+    expect(received).toBeGreaterThan(2_097_152);
+    expect((performance.now() - started) / WRITE_TIMEOUT_MS).toBeGreaterThan(1);
+  });
+
+  it(`${MAX_PIPELINED_REQUESTS} pipelined requests are all answered; more close the connection at once`, async () => {
+    /** Pipelines `count` requests for /health and reads until `count` answers or the close. */
+    const pipeline = (count: number) =>
+      new Promise<{ answers: number; closedMs: number | null }>((resolve) => {
+        const started = performance.now();
+        const socket = net.connect(slowPort, '127.0.0.1', () => socket.write(requests('/health', count)));
+        let received = '';
+        const answers = () => received.split('HTTP/1.1 200 ').length - 1;
+        socket.on('data', (chunk) => {
+          received += chunk.toString('latin1');
+          if (answers() === count && received.endsWith('}')) (socket.destroy(), resolve({ answers: count, closedMs: null }));
+        });
+        socket.on('error', () => {});
+        socket.on('close', () => resolve({ answers: answers(), closedMs: performance.now() - started }));
+      });
+    expect(await pipeline(MAX_PIPELINED_REQUESTS)).toEqual({ answers: MAX_PIPELINED_REQUESTS, closedMs: null });
+    const beyond = await pipeline(MAX_PIPELINED_REQUESTS * 4);
+    expect(beyond.answers).toBeLessThan(MAX_PIPELINED_REQUESTS * 4);
+    expect(beyond.closedMs! / IDLE_TIMEOUT_MS).toBeLessThan(0.5);
   });
 });

@@ -14,7 +14,7 @@ import { replayOwnHeaders, scrubbableValues, storedRequestHeaders, type Destinat
 import { MAX_EVENT_ID_LENGTH } from './limits.ts';
 import type { ReplayInput } from './replay-input.ts';
 import { storedResponsePayload } from './response-payload.ts';
-import { findReplayableEvent, findRun, insertRun, type NewRun, type ReplayRun } from './runs-sql.ts';
+import { findReplayableEvent, findRun, insertRun, listRunsOfEvent, type NewRun, type ReplayRun } from './runs-sql.ts';
 import { sendReplay, type SendOptions, type SendOutcome } from './sender.ts';
 import { buildTargetUrl, isHostAllowed } from './url-policy.ts';
 
@@ -160,4 +160,12 @@ function finishRun(start: RunStart, outcome: SendOutcome, headers: DestinationHe
 
 export async function getReplay(db: Queryable, projectId: string, id: string): Promise<ReplayRun | null> {
   return isUuid(id) ? findRun(db, projectId, id.toLowerCase()) : null;
+}
+
+/** Runs listed per event by the interface: the latest this many. */
+export const EVENT_RUNS_LIMIT = 20;
+
+/** The latest runs already sent for an event, newest first, with their stored (redacted) headers. */
+export async function listEventReplays(db: Queryable, projectId: string, eventId: string): Promise<ReplayRun[]> {
+  return listRunsOfEvent(db, projectId, eventId, EVENT_RUNS_LIMIT);
 }

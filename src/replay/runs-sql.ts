@@ -117,3 +117,12 @@ export async function findRun(db: Queryable, projectId: string, id: string): Pro
   const row = result.rows[0];
   return row ? runView(row) : null;
 }
+
+/** The latest runs of one event, newest first (index replay_runs_event). */
+export async function listRunsOfEvent(db: Queryable, projectId: string, eventId: string, limit: number): Promise<ReplayRun[]> {
+  const result = await db.query<RunRow>(
+    `SELECT ${COLUMNS} FROM replay_runs WHERE project_id = $1 AND event_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3`,
+    [projectId, eventId, limit],
+  );
+  return result.rows.map(runView);
+}

@@ -221,3 +221,36 @@ describe('GET /ui/api/v1/journeys/activity without parameters', () => {
     expect(journey.json().data).toMatchObject({ journeyId: 'activity', entity: { type: 'contact', id: 'contact-activity' }, eventCount: 1 });
   });
 });
+
+describe('GET /ui/api/v1/events/:eventId/replays', () => {
+  it('lists the runs already sent for the event, newest first, destination header values redacted', async () => {
+    const blocked = await app.inject({
+      method: 'POST',
+      url: '/v1/replay-destinations',
+      headers: bearer(TEST_ADMIN_TOKEN),
+      payload: { name: 'elsewhere', baseUrl: 'https://elsewhere.example', environmentType: 'test', headers: { 'x-api-key': 'elsewhere-secret-456' } },
+    });
+    expect(blocked.statusCode, blocked.body).toBe(201);
+    // Hosts outside REPLAY_ALLOWED_HOSTS are stored as blocked runs: nothing leaves the test.
+    for (const path of ['/first', '/second']) {
+      const sent = await app.inject({
+        method: 'POST',
+        url: '/v1/replays',
+        headers: bearer(TEST_ADMIN_TOKEN),
+        payload: { eventId: 't-1', destinationId: blocked.json().data.id, method: 'POST', path },
+      });
+      expect(sent.statusCode, sent.body).toBe(422);
+    }
+    const answer = await ui('GET', '/v1/events/t-1/replays');
+    expect(answer.statusCode, answer.body).toBe(200);
+    const items = answer.json().data.items as { path: string; status: string; requestHeaders: Record<string, string> }[];
+    // The test clock stands still, so both runs share their creation time: their order is the id's.
+    expect(items.map((run) => run.path).sort()).toEqual(['/first', '/second']);
+    expect(items[0]!.status).toBe('blocked');
+    expect(answer.body).not.toContain('elsewhere-secret-456');
+
+    expect((await ui('GET', '/v1/events/a-1/replays')).json().data.items).toEqual([]);
+    expect((await ui('GET', '/v1/events/no-such-event/replays')).json().data.items).toEqual([]);
+    expectError(await app.inject({ method: 'GET', url: '/ui/api/v1/events/t-1/replays' }), 401, 'unauthorized');
+  });
+});

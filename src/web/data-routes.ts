@@ -10,7 +10,7 @@ import { readDiff } from '../forensics/read-diff.ts';
 import { dataOf } from '../http/answers.ts';
 import { eventDiffSchema } from '../http/answer-schemas/forensics.ts';
 import { activitySchema, journeyDetailSchema } from '../http/answer-schemas/reads.ts';
-import { replayPreviewSchema } from '../http/answer-schemas/replay.ts';
+import { replayPreviewSchema, replayRunSchema } from '../http/answer-schemas/replay.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { codePointLength, hasNul } from '../protocol/identifiers.ts';
@@ -18,7 +18,7 @@ import { ACTIVITY_QUERY, journeyActivity, parseActivityParams } from '../query/a
 import { getEventDetail } from '../query/details.ts';
 import { readJourneyOrNotFound } from '../query/journey-read.ts';
 import { parseReplayInput } from '../replay/replay-input.ts';
-import { previewReplay, type ReplayDeps } from '../replay/replays.ts';
+import { listEventReplays, previewReplay, type ReplayDeps } from '../replay/replays.ts';
 
 export interface DataRouteDeps {
   /** The session credential context. */
@@ -101,5 +101,25 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
       errors: ['unauthorized', 'forbidden', 'project_not_found', 'invalid_query', 'invalid_request', 'malformed_json', 'not_found', 'no_captured_input', 'destination_disabled', 'forbidden_origin', 'internal_error'],
     },
     handler: async (request, _reply, { credential }) => ({ data: await previewReplay(deps.replay, credential, parseReplayInput(request.body)) }),
+  });
+
+  // The runs already sent for an event, so its page shows what replaying it did before.
+  defineRoute(api, {
+    method: 'GET',
+    url: '/v1/events/:eventId/replays',
+    contract: {
+      credential: (request: FastifyRequest) => requireAdminProject(request, deps.auth),
+      security: ['adminToken'],
+      tag: 'web',
+      summary: 'The latest replay runs of an event (at most 20), newest first',
+      query: {},
+      answers: { 200: { description: 'items: replay runs as GET /v1/replays/:id answers them.', schema: dataOf(z.strictObject({ items: z.array(replayRunSchema) })) } },
+      errors: ['unauthorized', 'project_not_found', 'invalid_query', 'internal_error'],
+    },
+    handler: async (request, _reply, { credential }) => {
+      const id = (request.params as { eventId: string }).eventId;
+      const readable = !hasNul(id) && codePointLength(id) <= MAX_EVENT_ID_CODE_POINTS;
+      return { data: { items: readable ? await listEventReplays(deps.replay.pool, credential, id) : [] } };
+    },
   });
 }

@@ -65,6 +65,16 @@ describe('demo journeys', () => {
     }
   });
 
+  it('records every delivery attempt a failed journey’s dead-letter error counts', () => {
+    for (const [i, journey] of journeys.entries()) {
+      if (demoOutcome(i) !== 'failed') continue;
+      const attempts = journey.events.filter((e) => e.name === 'deliver');
+      const last = attempts.at(-1)!.error as { message: string };
+      expect(attempts).toHaveLength(Number(/after (\d+) attempts/.exec(last.message)![1]));
+      expect(attempts.map((e) => (e.metadata as { attempt: number }).attempt)).toEqual([1, 2, 3]);
+    }
+  });
+
   it('names contacts and aliases as the interface expects', () => {
     expect(journeys[0]!.entityId).toBe('contact-1001');
     const normalize = journeys[0]!.events[1]!;

@@ -146,9 +146,12 @@ function buildJourney(i: number): Omit<DemoJourney, 'events'> & { events: TimedE
           error: timeout, metadata: { attempt: 1 } }, 40);
   }
   if (outcome === 'failed') {
+    // Every attempt the dead-letter message counts is recorded, so the timeline counts the same.
+    add({ service: 'notification-worker', operation: 'delivered', name: 'deliver', durationMs: 5000, input: deliverInput,
+          error: timeout, metadata: { attempt: 2 } }, 7_000);
     add({ service: 'notification-worker', operation: 'failed', name: 'deliver', durationMs: 5000, input: deliverInput,
           error: { ...timeout, type: 'DeadLetter', message: 'Delivery gave up after 3 attempts; message moved to the dead-letter queue' },
-          metadata: { attempt: 3, deadLetterQueue: 'contact-events-dlq' } }, 15_000);
+          metadata: { attempt: 3, deadLetterQueue: 'contact-events-dlq' } }, 8_000);
     return { journeyId, entityId: c.entityId, outcome, events };
   }
   if (outcome === 'retried') {

@@ -83,4 +83,13 @@ describe('jtrace demo', () => {
     expect(run.out[0]).toMatch(new RegExp(`: 0 journeys added, ${DEMO_JOURNEY_COUNT} already there$`));
     expect({ events: await count('events'), keys: await count('api_keys'), projects: await count('projects') }).toEqual(before);
   });
+
+  it('names the address the server listens on with the same PORT and HOST', async () => {
+    const onPort = await runTestCli(['demo'], { pool: db.pool, keyring, config: { port: 18151 } });
+    expect(onPort.out.at(-1)).toContain('http://127.0.0.1:18151/ui/');
+    const onHost = await runTestCli(['demo'], { pool: db.pool, keyring, config: { host: '0.0.0.0', port: 8090 } });
+    expect(onHost.out.at(-1)).toContain('http://127.0.0.1:8090/ui/');
+    const onLan = await runTestCli(['demo'], { pool: db.pool, keyring, config: { host: '10.1.2.3', port: 8091 } });
+    expect(onLan.out.at(-1)).toContain('http://10.1.2.3:8091/ui/');
+  });
 });

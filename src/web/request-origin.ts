@@ -2,8 +2,10 @@
 // (TRUSTED_PROXY_COUNT > 0) the scheme comes from X-Forwarded-Proto, chosen the way the client
 // address is chosen from X-Forwarded-For; the host is the Host header, which proxies keep.
 
+import net from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import type { TLSSocket } from 'node:tls';
+import { isLoopbackHost } from '../runtime/loopback.ts';
 
 function forwardedProto(header: string | string[] | undefined, trustedProxyCount: number): string | null {
   if (header === undefined) return null;
@@ -32,12 +34,36 @@ export function ownOrigin(request: FastifyRequest, trustedProxyCount: number): s
   }
 }
 
+/** Which origins may change state through the interface (docs/web-interface.md, "Origin check"). */
+export interface OriginPolicy {
+  /** PUBLIC_URL's origin; null when unset. */
+  publicOrigin: string | null;
+  /** Embedded mode: beside PUBLIC_URL, the server's own origin when its host is loopback. */
+  embedded: boolean;
+  trustedProxyCount: number;
+}
+
 /**
- * Whether the request's Origin header names exactly the server's own origin. Browsers send the
- * serialised origin (lower case, no default port, no path), so plain equality is the check.
+ * A host a DNS-rebinding page cannot name: an IP address or localhost. After a rebinding the
+ * browser sends the attacker's name as Host, and the page's Origin matches it.
  */
-export function isSameOrigin(request: FastifyRequest, trustedProxyCount: number): boolean {
+function cannotBeRebound(hostname: string): boolean {
+  return hostname === 'localhost' || net.isIP(hostname.replace(/^\[|\]$/g, '')) !== 0;
+}
+
+/**
+ * Whether the request's Origin header is one the interface accepts. Browsers send the
+ * serialised origin (lower case, no default port, no path), so plain equality is the check.
+ * With PUBLIC_URL: its origin only (and in embedded mode also the loopback origin the request
+ * was made to). Without: the origin the Host header names, when that host is an IP address or
+ * localhost; a name needs PUBLIC_URL.
+ */
+export function isAllowedOrigin(request: FastifyRequest, policy: OriginPolicy): boolean {
   const origin = request.headers.origin;
-  const own = ownOrigin(request, trustedProxyCount);
-  return typeof origin === 'string' && own !== null && origin === own;
+  if (typeof origin !== 'string') return false;
+  if (policy.publicOrigin !== null && origin === policy.publicOrigin) return true;
+  const own = ownOrigin(request, policy.trustedProxyCount);
+  if (own === null || origin !== own) return false;
+  const hostname = new URL(own).hostname;
+  return policy.publicOrigin === null ? cannotBeRebound(hostname) : policy.embedded && isLoopbackHost(hostname);
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_TOKEN, bearer } from '../../test/helpers/app.ts';
@@ -45,7 +46,7 @@ describe('sign-in', () => {
   });
 
   it('marks the cookie Secure when the request came over https through a trusted proxy', async () => {
-    const target = await app({ config: { trustedProxyCount: 1 } });
+    const target = await app({ config: { trustedProxyCount: 1, publicOrigin: 'https://jtrace.example' } });
     const response = await signInRequest(target, TEST_ADMIN_TOKEN, {
       headers: { host: 'jtrace.example', 'x-forwarded-proto': 'https', origin: 'https://jtrace.example' },
     });
@@ -210,11 +211,70 @@ describe('Origin check', () => {
     const response = await target.inject({
       method: 'POST',
       url: '/ui/api/session',
-      headers: { host: 'JTrace.Example:8443', origin: 'http://jtrace.example:8443' },
+      headers: { host: 'LocalHost:8443', origin: 'http://localhost:8443' },
       payload: { token: TEST_ADMIN_TOKEN },
       remoteAddress: uniqueAddress(),
     });
     expect(response.statusCode).toBe(204);
     expect(cookieHeader(response)).toMatch(/^jtrace_session=/);
+  });
+});
+
+describe('Origin check and PUBLIC_URL', () => {
+  const DEPLOYED = { databaseUrl: 'postgres://jtrace@db.internal/jtrace' };
+  const PUBLIC = 'https://jtrace.example.com';
+  const signInAt = (target: FastifyInstance, host: string, origin: string) =>
+    target.inject({ method: 'POST', url: '/ui/api/session', headers: { host, origin }, payload: { token: TEST_ADMIN_TOKEN }, remoteAddress: uniqueAddress() });
+
+  it('without PUBLIC_URL, refuses a host name a rebinding page can name, and accepts IP addresses and localhost', async () => {
+    for (const target of [await app(), await app({ config: DEPLOYED })]) {
+      // A page of rebind.example whose name now resolves to jtrace: Host and Origin agree.
+      expectError(await signInAt(target, 'rebind.example:8080', 'http://rebind.example:8080'), 403, 'forbidden_origin');
+      expectError(await signInAt(target, 'jtrace.localhost.example', 'http://jtrace.localhost.example'), 403, 'forbidden_origin');
+      for (const host of ['127.0.0.1:8080', '10.1.2.3', '[::1]:8080', 'localhost:8080']) {
+        expect((await signInAt(target, host, `http://${host}`)).statusCode, host).toBe(204);
+      }
+    }
+  });
+
+  it('with PUBLIC_URL, accepts its origin whatever the Host, and no other', async () => {
+    const target = await app({ config: { ...DEPLOYED, publicOrigin: PUBLIC } });
+    expect((await signInAt(target, 'jtrace.internal:8080', PUBLIC)).statusCode).toBe(204);
+    expect((await signInAt(target, 'jtrace.example.com', PUBLIC)).statusCode).toBe(204);
+    expectError(await signInAt(target, 'rebind.example', 'http://rebind.example'), 403, 'forbidden_origin');
+    expectError(await signInAt(target, 'jtrace.example.com', 'http://jtrace.example.com'), 403, 'forbidden_origin');
+    expectError(await signInAt(target, '127.0.0.1:8080', 'http://127.0.0.1:8080'), 403, 'forbidden_origin');
+    expectError(await signInAt(target, 'localhost', 'http://localhost'), 403, 'forbidden_origin');
+  });
+
+  it('with PUBLIC_URL in embedded mode, also accepts the loopback origin the request was made to', async () => {
+    const target = await app({ config: { publicOrigin: PUBLIC } });
+    expect((await signInAt(target, 'jtrace.internal', PUBLIC)).statusCode).toBe(204);
+    for (const host of ['127.0.0.1:8080', 'localhost:8080', '[::1]']) {
+      expect((await signInAt(target, host, `http://${host}`)).statusCode, host).toBe(204);
+    }
+    expectError(await signInAt(target, '10.1.2.3', 'http://10.1.2.3'), 403, 'forbidden_origin');
+    expectError(await signInAt(target, 'rebind.example', 'http://rebind.example'), 403, 'forbidden_origin');
+    expectError(await signInAt(target, '127.0.0.1:8080', 'http://localhost:8080'), 403, 'forbidden_origin');
+  });
+
+  it('never accepts a Host-named origin under a DNS name that is not PUBLIC_URL (fast-check)', async () => {
+    const deployed = await app({ config: DEPLOYED });
+    const withPublic = await app({ config: { ...DEPLOYED, publicOrigin: PUBLIC } });
+    const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/);
+    const hostName = fc
+      .tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('com', 'example', 'net', 'internal'), fc.option(fc.integer({ min: 1, max: 65535 })))
+      .map(([labels, tld, port]) => `${labels.join('.')}.${tld}${port === null ? '' : `:${port}`}`);
+    await fc.assert(
+      fc.asyncProperty(hostName, fc.constantFrom('http', 'https'), async (host, scheme) => {
+        const origin = new URL(`${scheme}://${host}`).origin;
+        fc.pre(origin !== PUBLIC);
+        for (const target of [deployed, withPublic]) {
+          const response = await signInAt(target, host, origin);
+          expect(response.statusCode).toBe(403);
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });

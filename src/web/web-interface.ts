@@ -11,7 +11,7 @@ import type { ReplayDeps } from '../replay/replays.ts';
 import { registerInterfaceDataRoutes } from './data-routes.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { pageContract, registerPages } from './pages.ts';
-import { isSameOrigin } from './request-origin.ts';
+import { isAllowedOrigin, type OriginPolicy } from './request-origin.ts';
 import { readPrincipal, registerSessionRoutes, type SessionDeps } from './session.ts';
 import { deriveSessionKey } from './session-token.ts';
 import { registerOidcRoutes, registerSignInOptions } from './oidc-routes.ts';
@@ -27,6 +27,8 @@ export interface WebInterfaceDeps {
   oidc: OidcConfig | null;
   /** Registers the API's route registrations on a scope with the given credential context. */
   registerApiRoutes: (scope: FastifyInstance, auth: AuthContext) => void;
+  /** PUBLIC_URL's origin (null when unset) and whether the database is embedded. */
+  origins: Omit<OriginPolicy, 'trustedProxyCount'>;
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -118,9 +120,10 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
   const sessionDeps: SessionDeps = { auth, key: deriveSessionKey(auth.adminToken) };
 
   // Cross-site requests cannot sign in, sign out or change anything, even with the cookie.
+  const policy: OriginPolicy = { ...deps.origins, trustedProxyCount: auth.trustedProxyCount };
   api.addHook('onRequest', async (request) => {
-    if (STATE_CHANGING.has(request.method) && !isSameOrigin(request, auth.trustedProxyCount)) {
-      throw new AppError('forbidden_origin', 'The request must come from the interface itself (Origin header).');
+    if (STATE_CHANGING.has(request.method) && !isAllowedOrigin(request, policy)) {
+      throw new AppError('forbidden_origin', 'The request must come from the interface at its public address (Origin header; see PUBLIC_URL).');
     }
   });
 

@@ -16,6 +16,8 @@ import { ComparePage } from './pages/compare.tsx';
 import { SearchPage } from './pages/search.tsx';
 import { JourneyPage } from './pages/journey.tsx';
 import { HeaderSearch } from './pages/header-search.tsx';
+import { NotFound } from './pages/not-found.tsx';
+import { BuildFooter } from './components/build-footer.tsx';
 
 type Session = 'checking' | 'signed-in' | 'signed-out';
 
@@ -78,8 +80,8 @@ function SignedIn() {
   const project = match && projects ? (projects.find((p) => p.id === match[1]) ?? null) : null;
 
   useEffect(() => {
-    if (projects && projects.length === 1 && !match) navigate(`/projects/${projects[0]!.id}/journeys`, { replace: true });
-  }, [projects, match]);
+    if (projects && projects.length === 1 && !match && loc.path === '/') navigate(`/projects/${projects[0]!.id}/journeys`, { replace: true });
+  }, [projects, match, loc.path]);
 
   const signOut = async () => {
     await request('/session', { method: 'DELETE' }).catch(() => undefined);
@@ -89,8 +91,9 @@ function SignedIn() {
   let page;
   if (error) page = <ErrorMessage error={error} />;
   else if (!projects) page = <Loading what="projects" />;
+  else if (!match && loc.path !== '/') page = <NotFound title="Page not found" reason="There is no page at this address." />;
   else if (!match) page = <ProjectsPage projects={projects} />;
-  else if (!project) page = <ErrorMessage error="This project does not exist. Choose another one." />;
+  else if (!project) page = <NotFound title="Project not found" reason="This project does not exist, or it was deleted. Choose another one." />;
   else page = <ProjectRoute project={project} rest={match[2] ?? '/'} params={loc.params} />;
 
   return (
@@ -136,6 +139,7 @@ function SignedIn() {
         </button>
       </header>
       <main id="main">{page}</main>
+      <BuildFooter />
     </>
   );
 }
@@ -159,5 +163,5 @@ function ProjectRoute({ project, rest, params }: { project: Project; rest: strin
   const journey = /^\/journeys\/([^/]+)$/.exec(rest);
   if (journey) return <JourneyPage project={project} journeyId={decodeURIComponent(journey[1]!)} params={params} />;
   if (rest === '/journeys' || rest === '/') return <JourneysPage project={project} params={params} />;
-  return <ErrorMessage error="There is no page here." />;
+  return <NotFound title="Page not found" reason="There is no page at this address in this project." projectId={project.id} />;
 }

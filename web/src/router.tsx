@@ -52,13 +52,13 @@ export function withParams(params: URLSearchParams, changes: Record<string, stri
   return text === '' ? '' : '?' + text;
 }
 
-export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTMLAnchorElement>) {
+export function Link({ to, replace, ...rest }: { to: string; replace?: boolean } & AnchorHTMLAttributes<HTMLAnchorElement>) {
   const href = to.startsWith(BASE) ? to : BASE + to;
   const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
     rest.onClick?.(event);
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
-    navigate(href);
+    navigate(href, replace ? { replace } : {});
   };
   return <a {...rest} href={href} onClick={onClick} />;
 }

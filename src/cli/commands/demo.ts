@@ -76,7 +76,9 @@ export const demoCommand: Command = {
       ctx.io.out(`project ${DEMO_PROJECT_SLUG} (${project.id}): ${missing.length} journeys added, ${journeys.length - missing.length} already there`);
       ctx.io.out(`expectation of ${entityType} saved: every step in order, ${expectation.finalStep} last, within ${expectation.deadlineSeconds} s`);
       for (const journey of journeys) ctx.io.out(`${journey.journeyId}\t${journey.entityId}\t${journey.outcome}`);
-      ctx.io.out('Open the web interface (npm start, then http://127.0.0.1:8080/ui/) and sign in with the admin token.');
+      // The address `npm start` listens on with the same environment; a wildcard host is reached on loopback.
+      const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+      ctx.io.out(`Open the web interface (npm start, then http://${host}:${config.port}/ui/) and sign in with the admin token.`);
       return EXIT_OK;
     });
   },

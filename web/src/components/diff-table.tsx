@@ -25,7 +25,7 @@ export function DiffTable({ rows, caption, beforeLabel, afterLabel, onFollow }: 
 }) {
   if (rows.length === 0) return <p className="muted">{caption}: no differences.</p>;
   return (
-    <table className={onFollow ? 'diff payload-table with-actions' : 'diff payload-table'}>
+    <table className={onFollow ? 'diff payload-table with-actions stack' : 'diff payload-table stack'}>
       <caption>{caption}</caption>
       <thead>
         <tr>
@@ -39,10 +39,10 @@ export function DiffTable({ rows, caption, beforeLabel, afterLabel, onFollow }: 
       <tbody>
         {rows.map((row, index) => (
           <tr key={index} className={`diff-${row.kind}`}>
-            <td>
+            <td data-label="Change">
               <span className={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind] ?? row.kind}</span>
             </td>
-            <td>
+            <td data-label="Field">
               <code>{row.path === '' ? '(whole value)' : <UserText text={row.path} limit={PAYLOAD_TEXT_LIMIT} />}</code>
               {'renamedFrom' in row && row.renamedFrom !== undefined ? (
                 <div className="sub">
@@ -50,14 +50,14 @@ export function DiffTable({ rows, caption, beforeLabel, afterLabel, onFollow }: 
                 </div>
               ) : null}
             </td>
-            <td>
+            <td data-label={beforeLabel}>
               <code>{'before' in row ? <UserText text={formatValue(row.before)} limit={PAYLOAD_TEXT_LIMIT} /> : '(missing)'}</code>
             </td>
-            <td>
+            <td data-label={afterLabel}>
               <code>{'after' in row ? <UserText text={formatValue(row.after)} limit={PAYLOAD_TEXT_LIMIT} /> : '(missing)'}</code>
             </td>
             {onFollow ? (
-              <td>
+              <td className="cell-actions">
                 {row.path === '' ? null : <FollowButton path={row.path} onFollow={onFollow} />}
               </td>
             ) : null}

@@ -1,12 +1,13 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { request, type DiffRow, type EventDetail, type Project } from '../api.ts';
-import { formatDuration, formatJson, formatTime } from '../lib/format.ts';
+import { formatDuration, formatJson, formatPreciseTime } from '../lib/format.ts';
 import { clockSkewMs } from '../lib/timeline.ts';
 import { ErrorMessage, Loading } from './common.tsx';
 import { DiffTable, type FollowHandler } from './diff-table.tsx';
 import { ReplayPanel } from './replay-panel.tsx';
 import { useCan } from '../roles.tsx';
 import { UserText } from './user-text.tsx';
+import { AliasValue } from './alias-value.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 
 function Json({ title, value }: { title: string; value: unknown }) {
@@ -74,9 +75,9 @@ export function EventDetailPanel({ project, eventId, onFollow }: { project: Proj
         </span>
       </h2>
       <dl className="facts">
-        <Fact name="Happened">{formatTime(event.eventTimestamp)}</Fact>
+        <Fact name="Happened">{formatPreciseTime(event.eventTimestamp)}</Fact>
         <Fact name="Arrived">
-          {formatTime(event.receivedAt)}
+          {formatPreciseTime(event.receivedAt)}
           {skew !== null ? <span className="flag flag-skew">clock skew of {formatDuration(Math.abs(skew))}</span> : null}
         </Fact>
         <Fact name="Duration">{formatDuration(event.durationMs)}</Fact>
@@ -94,7 +95,7 @@ export function EventDetailPanel({ project, eventId, onFollow }: { project: Proj
             {event.aliases.map((alias, index) => (
               <span key={index}>
                 {index > 0 ? ' · ' : null}
-                <UserText text={alias.type} />: <UserText text={alias.displayValue ?? '(unreadable)'} />
+                <UserText text={alias.type} />: <AliasValue alias={alias} />
               </span>
             ))}
           </Fact>

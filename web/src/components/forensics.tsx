@@ -52,7 +52,13 @@ export function useJourneyChanges(project: Project, journeyId: string, revision:
 const stepName = (step: StepRef) => `${step.service} · ${step.name}`;
 
 /** Every field the journey changed or lost, lost first, each with where it happened. */
-export function WhatChanged({ changes, onFollow, headingRef }: { changes: Forensics<JourneyChanges>; onFollow: FollowHandler; headingRef: RefObject<HTMLHeadingElement | null> }) {
+export function WhatChanged({ changes, onFollow, headingRef, eventHref }: {
+  changes: Forensics<JourneyChanges>;
+  onFollow: FollowHandler;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  /** Makes each step under Where a link that selects it. */
+  eventHref?: (eventId: string) => string;
+}) {
   const { data, error } = changes;
   return (
     <section aria-labelledby="changes-heading" className="forensics-panel">
@@ -64,7 +70,7 @@ export function WhatChanged({ changes, onFollow, headingRef }: { changes: Forens
       {!data && !error ? <Loading what="the changes" /> : null}
       {data && data.changes.length === 0 ? <p className="muted">No field changed between the stored payloads of this journey.</p> : null}
       {data && data.changes.length > 0 ? (
-        <table className="changes payload-table with-actions">
+        <table className="changes payload-table with-actions stack">
           <caption className="visually-hidden">Fields this journey changed or lost, lost first</caption>
           <thead>
             <tr>
@@ -79,10 +85,10 @@ export function WhatChanged({ changes, onFollow, headingRef }: { changes: Forens
           <tbody>
             {data.changes.map((change, index) => (
               <tr key={index} className={`diff-${change.kind}`}>
-                <td>
+                <td data-label="Change">
                   <span className={`kind kind-${change.kind}`}>{change.kind}</span>
                 </td>
-                <td>
+                <td data-label="Field">
                   <code>{change.path === '' ? '(whole value)' : <UserText text={change.path} limit={PAYLOAD_TEXT_LIMIT} />}</code>
                   {change.renamedFrom !== undefined ? (
                     <div className="sub">
@@ -90,20 +96,27 @@ export function WhatChanged({ changes, onFollow, headingRef }: { changes: Forens
                     </div>
                   ) : null}
                 </td>
-                <td>
+                <td data-label="Where">
                   {change.steps.map((step, at) => (
                     <span key={step.eventId + at} className="where">
                       {step.inTransit && step.from ? (
-                        <span className="transit">
+                        // Only a loss across a hand-off is an alarm; a value that appears there is news.
+                        <span className={change.kind === 'lost' ? 'transit' : 'handoff'}>
                           in transit <UserText text={step.from.name} /> →{' '}
                         </span>
                       ) : null}
-                      <UserText text={step.name} />
+                      {eventHref ? (
+                        <Link to={eventHref(step.eventId)} replace>
+                          <UserText text={step.name} />
+                        </Link>
+                      ) : (
+                        <UserText text={step.name} />
+                      )}
                     </span>
                   ))}
                   {change.stepCount > change.steps.length ? <span className="muted"> and {change.stepCount - change.steps.length} more</span> : null}
                 </td>
-                <td>{change.path === '' ? null : <FollowButton path={change.path} onFollow={onFollow} />}</td>
+                <td className="cell-actions">{change.path === '' ? null : <FollowButton path={change.path} onFollow={onFollow} />}</td>
               </tr>
             ))}
           </tbody>

@@ -4,6 +4,7 @@ import { request, type Destination, type EventDetail, type Project, type NewDest
 import { formatDuration, formatJson } from '../lib/format.ts';
 import { Command, EmptyState, ErrorMessage } from './common.tsx';
 import { DiffTable } from './diff-table.tsx';
+import { ReplayHistory } from './replay-history.tsx';
 import { UserText } from './user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 
@@ -90,6 +91,7 @@ export function ReplayPanel({ project, event }: { project: Project; event: Event
         </form>
       )}
       <ErrorMessage error={error} />
+      <ReplayHistory projectId={project.id} eventId={event.id} revision={run?.id ?? null} />
       {preview ? (
         <div className="preview" role="region" aria-label="What will be sent">
           <h4>What will be sent</h4>

@@ -1,16 +1,16 @@
 import { Fragment, useEffect, useRef, type ReactNode } from 'react';
-import { formatDuration, formatTime } from '../lib/format.ts';
+import { formatDuration, formatPreciseTime } from '../lib/format.ts';
 import type { TimelineEntry, TimelineItem } from '../lib/timeline.ts';
 import { UserText } from './user-text.tsx';
 
-function EventLine({ entry, selected, attempt, onSelect }: { entry: TimelineEntry; selected: boolean; attempt?: number; onSelect: (id: string) => void }) {
+function EventLine({ entry, selected, attempt, onSelect, lost }: { entry: TimelineEntry; selected: boolean; attempt?: number; onSelect: (id: string) => void; lost?: string[] | undefined }) {
   const ref = useRef<HTMLLIElement>(null);
   useEffect(() => {
     if (selected) ref.current?.scrollIntoView({ block: 'nearest' });
   }, [selected]);
   const { event } = entry;
   return (
-    <li ref={ref} className={['event', entry.failed ? 'event-failed' : '', selected ? 'event-selected' : ''].join(' ')}>
+    <li ref={ref} className={['event', entry.failed ? 'event-failed' : '', selected ? 'event-selected' : '', lost?.length ? 'event-lost' : ''].join(' ')}>
       <button type="button" className="event-button" aria-current={selected ? 'true' : undefined} onClick={() => onSelect(event.id)}>
         <span className="col-gap">{entry.gapMs === null ? '' : `+${formatDuration(entry.gapMs)}`}</span>
         <span className="col-main">
@@ -20,8 +20,13 @@ function EventLine({ entry, selected, attempt, onSelect }: { entry: TimelineEntr
         </span>
         <span className="col-duration">{formatDuration(event.durationMs)}</span>
         <span className="col-second">
-          <time dateTime={event.eventTimestamp}>{formatTime(event.eventTimestamp)}</time>
+          <time dateTime={event.eventTimestamp}>{formatPreciseTime(event.eventTimestamp)}</time>
           {entry.failed ? <span className="flag flag-failed">{attempt !== undefined ? 'failed' : 'failure'}</span> : attempt !== undefined ? <span className="flag flag-ok">succeeded</span> : null}
+          {lost?.length ? (
+            <span className="flag flag-lost">
+              lost <UserText text={lost.join(', ')} />
+            </span>
+          ) : null}
           {entry.skewMs !== null ? (
             <span className="flag flag-skew" title={`Stamped ${formatDuration(Math.abs(entry.skewMs))} ${entry.skewMs > 0 ? 'after' : 'before'} it arrived`}>
               clock skew {entry.skewMs > 0 ? '+' : '−'}
@@ -38,11 +43,13 @@ function EventLine({ entry, selected, attempt, onSelect }: { entry: TimelineEntr
  * The journey's steps in timeline order; retried steps grouped with each attempt's outcome.
  * `before` adds list items ahead of an event's line (or its group): what happened on the way in.
  */
-export function Timeline({ items, selectedId, onSelect, before }: {
+export function Timeline({ items, selectedId, onSelect, before, lost }: {
   items: TimelineItem[];
   selectedId: string | null;
   onSelect: (id: string) => void;
   before?: (eventId: string) => ReactNode;
+  /** The fields each step lost first (by event id): the step is marked on the line. */
+  lost?: Map<string, string[]>;
 }) {
   return (
     <ol className="timeline" aria-label="Timeline (j/k or arrow keys move between events)">
@@ -50,7 +57,7 @@ export function Timeline({ items, selectedId, onSelect, before }: {
         item.kind === 'event' ? (
           <Fragment key={item.entry.event.id}>
             {before?.(item.entry.event.id)}
-            <EventLine entry={item.entry} selected={item.entry.event.id === selectedId} onSelect={onSelect} />
+            <EventLine entry={item.entry} selected={item.entry.event.id === selectedId} onSelect={onSelect} lost={lost?.get(item.entry.event.id)} />
           </Fragment>
         ) : (
           <Fragment key={item.key}>
@@ -62,7 +69,7 @@ export function Timeline({ items, selectedId, onSelect, before }: {
               </div>
               <ol>
                 {item.attempts.map((attempt, index) => (
-                  <EventLine key={attempt.event.id} entry={attempt} attempt={index + 1} selected={attempt.event.id === selectedId} onSelect={onSelect} />
+                  <EventLine key={attempt.event.id} entry={attempt} attempt={index + 1} selected={attempt.event.id === selectedId} onSelect={onSelect} lost={lost?.get(attempt.event.id)} />
                 ))}
               </ol>
             </li>

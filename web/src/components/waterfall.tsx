@@ -8,8 +8,11 @@ const WIDTH = 1000;
 const LANE = 26;
 const LABEL = 150;
 const MIN_BAR = 3;
+const TICKS = 5;
+/** Above this many events the bars are too close for their names. */
+const LABELLED_MAX = 30;
 
-export function Waterfall({ events, selectedId, onSelect, marked }: { events: EventRow[]; selectedId: string | null; onSelect: (id: string) => void; marked?: ReadonlySet<string> }) {
+export function Waterfall({ events, selectedId, onSelect, lost }: { events: EventRow[]; selectedId: string | null; onSelect: (id: string) => void; lost?: Map<string, string[]> }) {
   if (events.length === 0) return null;
   const services = [...new Set(events.map((event) => event.service))];
   const starts = events.map((event) => Date.parse(event.eventTimestamp));
@@ -18,6 +21,29 @@ export function Waterfall({ events, selectedId, onSelect, marked }: { events: Ev
   const span = Math.max(1, t1 - t0);
   const plot = WIDTH - LABEL - 10;
   const height = services.length * LANE + 24;
+  const bars = events.map((event, index) => ({
+    event,
+    x: LABEL + ((starts[index]! - t0) / span) * plot,
+    width: Math.max(MIN_BAR, ((event.durationMs ?? 0) / span) * plot),
+    lane: services.indexOf(event.service),
+    lostHere: lost?.get(event.id),
+  }));
+  // A bar's name goes to its right, else to its left, where it covers no bar and no other name of
+  // its lane; else it is left to the bar's tooltip. Up to LABELLED_MAX events only.
+  const taken = new Map<number, [number, number][]>();
+  for (const bar of bars) taken.set(bar.lane, [...(taken.get(bar.lane) ?? []), [bar.x - 1, bar.x + bar.width + 1]]);
+  const labels = events.length > LABELLED_MAX ? [] : bars.flatMap((bar) => {
+    const text = showBidiControls(barLabel(bar.event.name)) + (bar.lostHere ? ' · lost' : '');
+    const textWidth = Array.from(text).length * 6.5;
+    const spans = taken.get(bar.lane)!;
+    const free = (from: number, to: number) => from >= LABEL && to <= WIDTH - 4 && spans.every(([a, b]) => to <= a || from >= b);
+    const right: [number, number] = [bar.x + bar.width + 4, bar.x + bar.width + 4 + textWidth];
+    const left: [number, number] = [bar.x - 4 - textWidth, bar.x - 4];
+    const place = free(...right) ? right : free(...left) ? left : null;
+    if (!place) return [];
+    spans.push(place);
+    return [{ bar, text, start: place === right }];
+  });
   return (
     <figure className="waterfall">
       <svg
@@ -33,23 +59,33 @@ export function Waterfall({ events, selectedId, onSelect, marked }: { events: Ev
             </text>
           </g>
         ))}
-        {events.map((event, index) => {
-          const x = LABEL + ((starts[index]! - t0) / span) * plot;
-          const width = Math.max(MIN_BAR, ((event.durationMs ?? 0) / span) * plot);
-          const lane = services.indexOf(event.service);
-          const classes = ['step', isFailure(event) ? 'step-failed' : '', event.id === selectedId ? 'step-selected' : '', marked?.has(event.id) ? 'step-finding' : ''].join(' ');
+        {bars.map(({ event, x, width, lane, lostHere }) => {
+          const classes = ['step', isFailure(event) ? 'step-failed' : '', event.id === selectedId ? 'step-selected' : '', lostHere ? 'step-lost' : ''].join(' ');
           return (
             <rect key={event.id} className={classes} x={x} y={lane * LANE + 5} width={width} height={LANE - 10} onClick={() => onSelect(event.id)}>
-              <title>{showBidiControls(`${event.service} · ${event.name} (${event.operation})`) + ` · ${formatDuration(event.durationMs)}`}</title>
+              <title>{showBidiControls(`${event.service} · ${event.name} (${event.operation})`) + ` · ${formatDuration(event.durationMs)}${lostHere ? ` · lost ${lostHere.join(', ')}` : ''}`}</title>
             </rect>
           );
         })}
-        <text className="axis" x={LABEL} y={height - 6}>
-          0
-        </text>
-        <text className="axis" x={WIDTH - 10} y={height - 6} textAnchor="end">
-          {formatDuration(span)}
-        </text>
+        {labels.map(({ bar, text, start }) => (
+          <text
+            key={bar.event.id}
+            className={bar.lostHere ? 'bar-label bar-label-lost' : 'bar-label'}
+            x={start ? bar.x + bar.width + 4 : bar.x - 4}
+            y={bar.lane * LANE + 17}
+            textAnchor={start ? 'start' : 'end'}
+          >
+            {text}
+          </text>
+        ))}
+        {Array.from({ length: TICKS }, (_, i) => (
+          <g key={i}>
+            <line className="tick" x1={LABEL + (plot * i) / (TICKS - 1)} x2={LABEL + (plot * i) / (TICKS - 1)} y1={services.length * LANE} y2={services.length * LANE + 4} />
+            <text className="axis" x={LABEL + (plot * i) / (TICKS - 1)} y={height - 6} textAnchor={i === 0 ? 'start' : i === TICKS - 1 ? 'end' : 'middle'}>
+              {i === 0 ? '0' : `+${formatDuration((span * i) / (TICKS - 1))}`}
+            </text>
+          </g>
+        ))}
       </svg>
     </figure>
   );
@@ -59,4 +95,10 @@ export function Waterfall({ events, selectedId, onSelect, marked }: { events: Ev
 function laneLabel(service: string): string {
   const shown = showBidiControls(service);
   return shown.length > 20 ? Array.from(shown).slice(0, 19).join('') + '…' : shown;
+}
+
+/** A step's name on its bar, cut to fit beside it. */
+function barLabel(name: string): string {
+  const points = Array.from(name);
+  return points.length > 24 ? points.slice(0, 23).join('') + '…' : name;
 }

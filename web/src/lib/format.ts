@@ -1,5 +1,6 @@
 // Display helpers shared by every page.
 import { escapeBidiControls } from './bidi.ts';
+import { zonedTime } from './time-zone.ts';
 
 /**
  * A duration in the largest sensible unit. Each branch rounds the whole duration to its smallest
@@ -25,17 +26,14 @@ function twoUnits(major: number, majorUnit: string, minor: number, minorUnit: st
   return minor === 0 ? `${major} ${majorUnit}` : `${major} ${majorUnit} ${minor} ${minorUnit}`;
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, {
-  year: 'numeric',
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
-
+/** A date and time to the second, in the zone chosen with the UTC switch. */
 export function formatTime(iso: string): string {
-  return dateTime.format(new Date(iso));
+  return zonedTime(iso);
+}
+
+/** The same with milliseconds: steps of a journey are often milliseconds apart. */
+export function formatPreciseTime(iso: string): string {
+  return zonedTime(iso, true);
 }
 
 /** "3 min ago" style, for lists. */

@@ -1,17 +1,16 @@
 // Two journeys side by side (GET /v1/journeys/compare): pick the second one from the journeys of
 // the same entity type, or paste its id. Both ids are in the URL so the comparison can be shared.
 import { useEffect, useState, type FormEvent } from 'react';
-import { query, request, type ComparedPair, type ComparedStep, type DiffRow, type JourneyComparison, type JourneyDetail, type JourneySummary, type Page, type Project } from '../api.ts';
+import { query, request, type JourneyDetail, type JourneySummary, type Page, type Project } from '../api.ts';
+import { Comparison } from '../components/comparison.tsx';
 import { ErrorMessage, Loading, StatusBadge } from '../components/common.tsx';
-import { formatDuration, formatTime, formatValue, journeyTitle } from '../lib/format.ts';
+import { formatTime, journeyTitle } from '../lib/format.ts';
 import { Link, navigate, withParams } from '../router.tsx';
 import { UserText } from '../components/user-text.tsx';
-import { PAYLOAD_TEXT_LIMIT } from '../components/diff-table.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 
 const PICK_LIMIT = 50;
 const PICK_WINDOW_MS = 7 * 86_400_000;
-const DIFF_ROWS_SHOWN = 6;
 
 export function ComparePage({ project, params }: { project: Project; params: URLSearchParams }) {
   const a = params.get('a');
@@ -92,131 +91,5 @@ function ChooseOther({ project, a, b }: { project: Project; a: string; b: string
         </details>
       ) : null}
     </div>
-  );
-}
-
-function Comparison({ project, a, b }: { project: Project; a: string; b: string }) {
-  const [data, setData] = useState<JourneyComparison | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    const controller = new AbortController();
-    setData(null);
-    setError(null);
-    request<JourneyComparison>('/v1/journeys/compare' + query({ a, b }), { projectId: project.id, signal: controller.signal }).then(setData, (e: unknown) => {
-      if (!controller.signal.aborted) setError(e);
-    });
-    return () => controller.abort();
-  }, [project.id, a, b]);
-
-  if (error) return <ErrorMessage error={error} />;
-  if (!data) return <Loading what="the comparison" />;
-  const differing = data.pairs.filter((pair) => pair.differs).length;
-  const journeyLink = (journey: JourneyDetail) => <Link to={`/projects/${project.id}/journeys/${encodeURIComponent(journey.journeyId)}`}><UserText text={journeyTitle(journey)} /></Link>;
-  return (
-    <section aria-labelledby="comparison-heading">
-      <h2 id="comparison-heading">Side by side</h2>
-      <p role="status">
-        {differing === 0 ? 'The two timelines do not differ.' : `${differing} of ${data.pairs.length} steps differ.`}{' '}
-        {data.firstDifference !== null ? <a href="#first-difference">Go to the first difference</a> : null}
-      </p>
-      {!data.exactAlignment ? <p className="muted">The timelines were too long to align exactly: their middle steps are listed unmatched.</p> : null}
-      {data.truncated.a || data.truncated.b ? <p className="muted">Only the first events of a long journey were read.</p> : null}
-      {data.diffRowsTruncated ? (
-        <p className="muted">The differences are too many to list them all: later steps show their first changes only. Open a step in its journey for its whole diff.</p>
-      ) : null}
-      <table className="comparison">
-        <caption className="visually-hidden">The two timelines step by step; differing steps are marked.</caption>
-        <thead>
-          <tr>
-            <th scope="col">A: {journeyLink(data.a)}</th>
-            <th scope="col">B: {journeyLink(data.b)}</th>
-            <th scope="col">Difference</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.pairs.map((pair, index) => (
-            <tr key={index} id={index === data.firstDifference ? 'first-difference' : undefined} className={pair.differs ? `pair differs pair-${pair.status}` : `pair pair-${pair.status}`}>
-              <td>
-                <Step step={pair.a} />
-              </td>
-              <td>
-                <Step step={pair.b} />
-              </td>
-              <td>
-                <PairDifference pair={pair} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
-  );
-}
-
-function Step({ step }: { step: ComparedStep | null }) {
-  if (!step) return <span className="muted">(no such step)</span>;
-  return (
-    <div className="compared-step">
-      <span className="step-name">
-        <UserText text={step.service} /> · <UserText text={step.name} />
-      </span>{' '}
-      <span className="muted">
-        <UserText text={step.operation} /> · {formatDuration(step.durationMs)}
-      </span>
-      {step.hasError ? <span className="kind kind-lost"> error</span> : null}
-    </div>
-  );
-}
-
-const STATUS_LABEL: Record<ComparedPair['status'], string> = { matched: 'same step', moved: 'moved', only_a: 'only in A', only_b: 'only in B' };
-
-function PairDifference({ pair }: { pair: ComparedPair }) {
-  if (!pair.differs) return <span className="muted">same</span>;
-  const notes: string[] = [];
-  if (pair.status !== 'matched') notes.push(STATUS_LABEL[pair.status]);
-  if (pair.a && pair.b) {
-    if (pair.a.hasError !== pair.b.hasError) notes.push(pair.b.hasError ? 'only B failed' : 'only A failed');
-    if (pair.a.inputStored !== pair.b.inputStored || pair.a.outputStored !== pair.b.outputStored) notes.push('stored different payloads');
-  }
-  return (
-    <div className="pair-difference">
-      <strong className="differs-mark">Differs</strong>
-      {notes.length > 0 ? <span>: {notes.join(', ')}</span> : null}
-      <DiffSummary rows={labelled('input', pair.inputDiff?.rows).concat(labelled('output', pair.outputDiff?.rows))} />
-    </div>
-  );
-}
-
-type LabelledRow = DiffRow & { side: string };
-
-const labelled = (side: string, rows: DiffRow[] | undefined): LabelledRow[] => (rows ?? []).map((row) => ({ ...row, side }));
-
-/**
- * Two different records always differ in their values; a field that is there in one and not in
- * the other is what people compare for, so those rows come first (a stable sort keeps the rest).
- */
-function DiffSummary({ rows: all }: { rows: LabelledRow[] }) {
-  if (all.length === 0) return null;
-  const rows = [...all].sort((x, y) => Number(x.kind === 'changed') - Number(y.kind === 'changed'));
-  return (
-    <ul className="diff-summary">
-      {rows.slice(0, DIFF_ROWS_SHOWN).map((row, index) => (
-        <li key={index}>
-          {row.side} <code>{row.path === '' ? '(whole value)' : <UserText text={row.path} limit={PAYLOAD_TEXT_LIMIT} />}</code> <span className={`kind kind-${row.kind}`}>{row.kind}</span>{' '}
-          {'before' in row ? <code>
-              <UserText text={formatValue(row.before)} limit={PAYLOAD_TEXT_LIMIT} />
-            </code> : null}
-          {'after' in row ? (
-            <>
-              {' → '}
-              <code>
-                <UserText text={formatValue(row.after)} limit={PAYLOAD_TEXT_LIMIT} />
-              </code>
-            </>
-          ) : null}
-        </li>
-      ))}
-      {rows.length > DIFF_ROWS_SHOWN ? <li className="muted">and {rows.length - DIFF_ROWS_SHOWN} more</li> : null}
-    </ul>
   );
 }

@@ -1,18 +1,24 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { request, type EventRow, type JourneyDetail, type Page, type Project } from '../api.ts';
+import { ApiError, request, type EventRow, type JourneyDetail, type Page, type Project } from '../api.ts';
 import { ErrorMessage, Loading, StatusBadge } from '../components/common.tsx';
 import { EventDetailPanel } from '../components/event-detail.tsx';
 import { FieldTrail, TransitLossMarker, transitLossesByEvent, useJourneyChanges, WhatChanged } from '../components/forensics.tsx';
-import { findingMarkers, JourneyFindings, openingStep } from '../components/findings.tsx';
+import { findingMarkers, JourneyFindings } from '../components/findings.tsx';
 import { Timeline } from '../components/timeline.tsx';
 import { Waterfall } from '../components/waterfall.tsx';
-import { entityIdText, formatTime, journeyTitle } from '../lib/format.ts';
+import { entityIdText, formatPreciseTime, journeyTitle } from '../lib/format.ts';
+import { TimeZoneToggle } from '../components/time-zone-toggle.tsx';
+import { DownloadJourney } from '../components/download-journey.tsx';
+import { useTimeZone } from '../lib/time-zone.ts';
 import { displayOrder, groupRetries, timelineEntries } from '../lib/timeline.ts';
 import { Link, navigate, withParams } from '../router.tsx';
 import { DeleteJourney } from './delete-journey.tsx';
+import { NotFound } from './not-found.tsx';
 import { UserText } from '../components/user-text.tsx';
+import { AliasValue } from '../components/alias-value.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 import { useKeyboardMoves } from './keyboard.ts';
+import { firstLosingEvent, lossesByEvent } from '../lib/losing-steps.ts';
 
 const EVENT_PAGE = 100;
 const LIVE_INTERVAL_MS = 3000;
@@ -25,6 +31,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
   const [live, setLive] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const selectedId = params.get('event');
+  useTimeZone(); // re-render every time shown when the UTC switch changes
   const field = params.get('field');
   const base = `/projects/${project.id}/journeys/${encodeURIComponent(journeyId)}`;
   const path = `/v1/journeys/${encodeURIComponent(journeyId)}`;
@@ -93,6 +100,16 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
   const revision = journey ? `${journey.eventCount}/${journey.lastEventAt}` : null;
   const changes = useJourneyChanges(project, journeyId, revision);
   const losses = useMemo(() => transitLossesByEvent(changes.data), [changes.data]);
+  const lostIn = useMemo(() => lossesByEvent(changes.data), [changes.data]);
+  // Opened without a chosen event, the page selects the step that lost (else changed) a value first.
+  const opened = useRef(false);
+  useEffect(() => {
+    if (opened.current || !changes.data) return;
+    opened.current = true;
+    const first = firstLosingEvent(changes.data);
+    if (first && selectedId === null && field === null) select(first);
+  }, [changes.data, selectedId, field, select]);
+  const eventHref = useCallback((eventId: string) => base + withParams(params, { event: eventId }), [base, params]);
 
   // Focus goes back where following started when it stops (the Stop button disappears with
   // the panel); without that control, to the "What changed" heading.
@@ -129,16 +146,10 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
     ],
     [losses, followTo, findings],
   );
-  // Opened without a step named: the step where the first loss was found is selected.
-  const opened = useRef(false);
-  useEffect(() => {
-    if (opened.current || !findings) return;
-    opened.current = true;
-    const step = openingStep(findings);
-    if (step !== null && selectedId === null) select(step);
-  }, [findings, selectedId, select]);
-  const marked = useMemo(() => new Set((findings ?? []).flatMap((f) => (f.step ? [f.step.eventId] : []))), [findings]);
 
+  if (error instanceof ApiError && error.status === 404) {
+    return <NotFound title="Journey not found" reason="No journey has this id in this project: it was deleted, erased, or never existed." projectId={project.id} />;
+  }
   if (error) return <ErrorMessage error={error} />;
   if (!journey) return <Loading what="the journey" />;
   const title = journeyTitle(journey);
@@ -150,12 +161,14 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
         </h1>
         <StatusBadge status={journey.status} />
         <div className="actions">
+          <TimeZoneToggle />
           <button type="button" className={live ? 'toggle on' : 'toggle'} aria-pressed={live} onClick={() => setLive(!live)}>
             Live
           </button>
           <Link to={`/projects/${project.id}/compare` + withParams(new URLSearchParams(), { a: journeyId })} className="button-link">
             Compare
           </Link>
+          <DownloadJourney projectId={project.id} journeyId={journeyId} />
           <DeleteJourney project={project} journey={journey} title={title} />
         </div>
       </div>
@@ -165,7 +178,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
           <UserText text={entityIdText(journey.entity.id)} />
         </code>{' '}
         · <UserText text={journey.environment} /> · {journey.eventCount} events · started{' '}
-        {formatTime(journey.startedAt)} · last activity {formatTime(journey.lastEventAt)}
+        {formatPreciseTime(journey.startedAt)} · last activity {formatPreciseTime(journey.lastEventAt)}
         {journey.failedStep ? <span className="failed-step">
             {' '}
             · failed at <UserText text={journey.failedStep} />
@@ -176,7 +189,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
           Also known as:{' '}
           {journey.aliases.map((alias) => (
             <span key={alias.type} className="alias-chip">
-              <UserText text={alias.type} />: <UserText text={alias.displayValue ?? '(unreadable)'} />
+              <UserText text={alias.type} />: <AliasValue alias={alias} />
             </span>
           ))}
         </p>
@@ -186,19 +199,20 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
           Following this journey: new events appear as they arrive.
         </p>
       ) : null}
-      <Waterfall events={events} selectedId={selectedId} onSelect={select} marked={marked} />
+      <Waterfall events={events} selectedId={selectedId} onSelect={select} lost={lostIn} />
       <JourneyFindings findings={journey.findings} onSelect={select} />
-      <div className="forensics">
-        <WhatChanged changes={changes} onFollow={follow} headingRef={changesHeading} />
-        {field !== null ? <FieldTrail project={project} journeyId={journeyId} revision={revision} path={field} onClose={stopFollowing} onSelect={select} /> : null}
-      </div>
       <div className="journey-body">
         <section aria-labelledby="timeline-heading" className="timeline-column">
+          {/* What changed sits above the timeline, beside the selected event, so no half of the page stays empty. */}
+          <div className="forensics">
+            <WhatChanged changes={changes} onFollow={follow} headingRef={changesHeading} eventHref={eventHref} />
+            {field !== null ? <FieldTrail project={project} journeyId={journeyId} revision={revision} path={field} onClose={stopFollowing} onSelect={select} /> : null}
+          </div>
           <h2 id="timeline-heading">Timeline</h2>
           <p className="muted hint">
             Select an event; <kbd>j</kbd>/<kbd>k</kbd> or <kbd>↓</kbd>/<kbd>↑</kbd> move between events.
           </p>
-          <Timeline items={items} selectedId={selectedId} onSelect={select} before={lossMarkers} />
+          <Timeline items={items} selectedId={selectedId} onSelect={select} before={lossMarkers} lost={lostIn} />
           {cursor ? (
             <button type="button" onClick={loadMore} disabled={loadingMore}>
               {loadingMore ? 'Loading…' : `Load more events (${events.length} of ${journey.eventCount})`}

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { query, request, type Activity, type JourneySummary, type Page, type Project } from '../api.ts';
 import { ActivityChart } from '../components/activity-chart.tsx';
 import { Command, EmptyState, ErrorMessage, Loading } from '../components/common.tsx';
@@ -6,14 +6,21 @@ import { FindingFilter, TopLostFields } from '../components/findings.tsx';
 import { JourneyTable } from '../components/journey-table.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
+import { SORTS, sortFromParam, sortJourneys } from '../lib/journey-sort.ts';
 import { navigate, withParams } from '../router.tsx';
+import { activityStart } from '../lib/activity-zoom.ts';
 import { apiParams, filtersFromParams, hasNarrowingFilter, localInputValue, type ListFilters } from './journeys-filters.ts';
 
 const PAGE_SIZE = 50;
 
 export function JourneysPage({ project, params }: { project: Project; params: URLSearchParams }) {
   const key = params.toString();
-  const [filters, setFilters] = useState<ListFilters>(() => filtersFromParams(params));
+  // Derived from the URL during render, so the form mounted for this URL shows its values
+  // (state set in an effect would reach the form one render late and keep the previous ones).
+  const filters = useMemo(() => filtersFromParams(new URLSearchParams(key)), [key]);
+  // "Custom…" shows From and To and waits for Apply; the other windows apply at once.
+  const [windowChoice, setWindowChoice] = useState(filters.window);
+  useEffect(() => setWindowChoice(filters.window), [filters.window, key]);
   const [page, setPage] = useState<Page<JourneySummary> | null>(null);
   const [activity, setActivity] = useState<Activity | null>(null);
   const [everSent, setEverSent] = useState<boolean | null>(null);
@@ -21,8 +28,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
   const base = `/projects/${project.id}/journeys`;
 
   useEffect(() => {
-    const current = filtersFromParams(new URLSearchParams(key));
-    setFilters(current);
+    const current = filters;
     setPage(null);
     setError(null);
     document.title = showBidiControls(`${current.status === 'failed' ? 'Failures' : 'Journeys'} · ${project.name} · jtrace`);
@@ -30,7 +36,27 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
     const options = { projectId: project.id };
     request<Page<JourneySummary>>('/v1/journeys' + query({ ...apiParams(current), limit: PAGE_SIZE, cursor }), options).then(setPage, setError);
     request<Activity>('/v1/journeys/activity' + query({ ...apiParams(current), buckets: 60 }), options).then(setActivity, setError);
-  }, [key, project.id, project.name]);
+  }, [filters, project.id, project.name]);
+
+  // Without a chosen window, the chart is drawn from where the activity starts (the list is the
+  // same: no journey is left out), so a burst in the last minutes is not one bar at the edge.
+  const [zoom, setZoom] = useState<Activity | null>(null);
+  const [wholeWindow, setWholeWindow] = useState(false);
+  useEffect(() => {
+    setZoom(null);
+    if (wholeWindow || params.has('window') || !activity || !page || params.has('cursor')) return;
+    const start = activityStart(activity, page.nextCursor === null ? page.items.map((j) => j.lastEventAt) : null);
+    if (start === null) return;
+    const controller = new AbortController();
+    request<Activity>('/v1/journeys/activity' + query({ ...apiParams(filters), since: start, until: activity.until, buckets: 60 }), { projectId: project.id, signal: controller.signal }).then(
+      setZoom,
+      (e: unknown) => {
+        if (!controller.signal.aborted) setError(e);
+      },
+    );
+    return () => controller.abort();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [activity, page, wholeWindow]);
 
   // Tell "nothing in this window" from "nothing ever sent", to show the right commands.
   useEffect(() => {
@@ -49,10 +75,15 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
     const form = new FormData(event.currentTarget);
     const text = (name: string) => String(form.get(name) ?? '').trim() || null;
     const window = text('window') ?? 'day';
-    const localIso = (name: string) => (text(name) ? new Date(text(name)!).toISOString() : null);
+    const localIso = (name: string) => {
+      const value = text(name);
+      const time = value ? new Date(value).getTime() : Number.NaN;
+      return Number.isNaN(time) ? null : new Date(time).toISOString();
+    };
     go({
       window,
-      since: window === 'custom' ? localIso('since') : null,
+      // A custom window without a From keeps the start shown until now.
+      since: window === 'custom' ? (localIso('since') ?? filters.since) : null,
       until: window === 'custom' ? localIso('until') : null,
       status: text('status'),
       environment: text('environment'),
@@ -65,6 +96,10 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
   };
 
   const failuresOnly = filters.status === 'failed';
+  const sort = sortFromParam(params.get('sort'));
+  // The chart counts every journey the list would show with the same filters: an exact total.
+  const total = activity ? activity.buckets.reduce((sum, b) => sum + b.active + b.completed + b.failed, 0) : null;
+  const onePage = page !== null && page.nextCursor === null && !params.has('cursor');
   return (
     <>
       <div className="page-heading">
@@ -76,7 +111,15 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
       <form className="filters" onSubmit={apply} key={key} aria-label="Journey filters">
         <label>
           Window
-          <select name="window" defaultValue={filters.window} onChange={(event) => event.currentTarget.form?.requestSubmit()}>
+          <select
+            name="window"
+            defaultValue={filters.window}
+            onChange={(event) => {
+              const choice = event.currentTarget.value as ListFilters['window'];
+              setWindowChoice(choice);
+              if (choice !== 'custom') event.currentTarget.form?.requestSubmit();
+            }}
+          >
             <option value="hour">Last hour</option>
             <option value="day">Last day</option>
             <option value="week">Last week</option>
@@ -84,7 +127,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
             <option value="custom">Custom…</option>
           </select>
         </label>
-        {filters.window === 'custom' ? (
+        {windowChoice === 'custom' ? (
           <>
             <label>
               From
@@ -133,7 +176,20 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
       </form>
       {params.get('deleted') ? <p role="status" className="notice">The journey was deleted.</p> : null}
       <ErrorMessage error={error} />
-      {activity ? <ActivityChart activity={activity} /> : null}
+      {activity ? (
+        <ActivityChart
+          activity={zoom ?? activity}
+          onNarrow={(since, until) => go({ window: 'custom', since, until })}
+        />
+      ) : null}
+      {zoom ? (
+        <p className="muted chart-zoom">
+          The chart starts where this window’s activity does.{' '}
+          <button type="button" className="link-button" onClick={() => setWholeWindow(true)}>
+            Draw the whole window
+          </button>
+        </p>
+      ) : null}
       <TopLostFields
         project={project}
         window={{ since: filters.since, until: filters.until, environment: filters.environment }}
@@ -144,7 +200,20 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
       {page && page.items.length === 0 ? <EmptyList project={project} filters={filters} everSent={everSent} /> : null}
       {page && page.items.length > 0 ? (
         <>
-          <JourneyTable projectId={project.id} items={page.items} caption={`${failuresOnly ? 'Failed journeys' : 'Journeys'}, most recent activity first`} />
+          {total !== null ? (
+            <p className="list-total">
+              {total === 1 ? '1 journey matches' : `${total} journeys match`}
+              {total > page.items.length ? `; ${page.items.length} on this page` : ''}.
+              {sort !== 'last' && !onePage ? ` Sorted by ${SORTS[sort].toLowerCase()} within this page.` : ''}
+            </p>
+          ) : null}
+          <JourneyTable
+            projectId={project.id}
+            items={sortJourneys(page.items, sort)}
+            caption={`${failuresOnly ? 'Failed journeys' : 'Journeys'}, ${sort === 'last' ? 'most recent activity' : sort === 'start' ? 'latest start' : 'longest'} first`}
+            sort={sort}
+            onSort={(by) => navigate(base + withParams(params, { sort: by === 'last' ? null : by }), { replace: true })}
+          />
           <nav className="pager" aria-label="Pages">
             {params.has('cursor') ? (
               <button type="button" onClick={() => go({})}>

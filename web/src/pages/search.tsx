@@ -3,6 +3,7 @@ import { query, request, type JourneySummary, type Page, type Project } from '..
 import { ErrorMessage, Loading } from '../components/common.tsx';
 import { JourneyTable } from '../components/journey-table.tsx';
 import { UserText } from '../components/user-text.tsx';
+import { OtherForms } from '../components/other-forms.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 
 export function SearchPage({ project, q }: { project: Project; q: string }) {
@@ -49,6 +50,7 @@ export function SearchPage({ project, q }: { project: Project; q: string }) {
           use the “contains” filter of the journeys list.
         </p>
       ) : null}
+      {page && page.items.length === 0 ? <OtherForms projectId={project.id} q={q} /> : null}
       {page && page.items.length > 0 ? (
         <>
           <JourneyTable projectId={project.id} items={[...page.items, ...more]} caption={`Journeys matching “${showBidiControls(q)}”`} />

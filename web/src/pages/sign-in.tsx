@@ -76,8 +76,9 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
           aria-describedby="token-help"
         />
         <p id="token-help" className="muted">
+          {/* The folder itself is not shown before sign-in: a server path is not for anyone who can reach this page. */}
           The server's <code>ADMIN_TOKEN</code>. With the embedded database, <code>npm start</code> prints where it is
-          stored (<code>.data/secrets.env</code>).
+          stored: <code>secrets.env</code> in the data folder (<code>JTRACE_DATA_DIR</code>, <code>.data</code> unless set).
         </p>
         {message ? (
           <p className="error-message" role="alert">

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { useInterface } from './fixture.ts';
+import { adminApi, recentJourneys } from './subjects.ts';
+
+describe('search forms, downloads and the footer', () => {
+  const ui = useInterface();
+
+  async function signedIn(path: string): Promise<Page> {
+    const { page } = await ui.open('/ui/sign-in?next=' + encodeURIComponent(path));
+    await ui.signIn(page);
+    return page;
+  }
+
+  it('says an e-mail in other capitals is matched exactly, and finds it in the form stored', async () => {
+    const target = (await recentJourneys(adminApi(ui.server.baseUrl, ui.demo.projectId))).find((j) => j.displayableAliases.some((a) => a.type === 'email'))!;
+    const email = target.displayableAliases.find((a) => a.type === 'email')!.value;
+    const page = await signedIn(`/ui/projects/${ui.demo.projectId}/search?q=${encodeURIComponent(email.toUpperCase())}`);
+    const hint = page.getByRole('region', { name: 'No journey for this exact value' });
+    await hint.waitFor();
+    expect(await hint.textContent()).toContain('Identifiers are matched exactly');
+    const tried = hint.getByRole('listitem');
+    await expect.poll(() => tried.first().textContent()).toBe(`${email}: 1 journey`);
+    await ui.checkAccessibility(page, 'a search with other forms');
+    await tried.first().getByRole('link').click();
+    await page.locator('table.journeys a.journey-link').first().waitFor();
+    expect(await page.locator('table.journeys a.journey-link').first().textContent()).toBe(target.label);
+  });
+
+  it('downloads a journey and its events as JSON', async () => {
+    const target = (await recentJourneys(adminApi(ui.server.baseUrl, ui.demo.projectId)))[0]!;
+    const page = await signedIn(`/ui/projects/${ui.demo.projectId}/journeys/${encodeURIComponent(target.journeyId)}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download JSON' }).click()]);
+    expect(download.suggestedFilename()).toBe(`${target.journeyId}.json`);
+    const file = JSON.parse(readFileSync((await download.path())!, 'utf8')) as { journey: { journeyId: string; eventCount: number }; events: { id: string }[] };
+    expect(file.journey.journeyId).toBe(target.journeyId);
+    expect(file.events).toHaveLength(file.journey.eventCount);
+  });
+
+  it('names the version in the footer', async () => {
+    const page = await signedIn(`/ui/projects/${ui.demo.projectId}/journeys`);
+    const footer = page.getByRole('contentinfo');
+    await expect.poll(() => footer.textContent()).toBe('jtrace 0.0.0');
+  });
+});
