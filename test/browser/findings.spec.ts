@@ -58,7 +58,7 @@ describe('findings in the browser', () => {
     await findings.waitFor();
     expect(await findings.textContent()).toContain('lost customer.phone at normalize-contact');
     expect(await page.locator('.timeline .finding-marker').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('customer.phone')]));
-    expect(await page.locator('.waterfall rect.step-finding').count()).toBeGreaterThan(0);
+    expect(await page.locator('.waterfall .step-lost').count()).toBeGreaterThan(0);
     await ui.checkAccessibility(page, 'a journey with findings');
   });
 

@@ -147,8 +147,3 @@ export function findingMarkers(findings: JourneyFinding[], eventId: string): Rea
       </li>
     ));
 }
-
-/** The step a journey page opens on: where the first loss was observed, else the first finding's step. */
-export function openingStep(findings: JourneyFinding[]): string | null {
-  return (findings.find((f) => f.kind === 'lost' && f.step) ?? findings.find((f) => f.step))?.step?.eventId ?? null;
-}
