@@ -1,5 +1,6 @@
 // Writes docs/images/*.png: the journeys list, a journey with its diff, a replay result, a followed
-// field, a value lost in transit marked on the timeline, two journeys compared and two pages at a phone's width, from the demo data on a throw-away database
+// field, a value lost in transit marked on the timeline, two journeys compared, two pages at a phone's width, the findings
+// filter with the top lost fields, expectations and alert rules, from the demo data on a throw-away database
 // (npm run screenshots; needs web/dist and /usr/bin/chromium).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { launchBrowser } from '../test/browser/browser.ts';
 import { loadDemo } from '../test/browser/demo-data.ts';
 import { startEchoDestination, startServer } from '../test/browser/server.ts';
 import { signedInPage, startDatabase } from '../test/browser/stack.ts';
+import { drainAll, quietAnalyzer } from '../src/findings/test-kit.ts';
 import { adminApi, findKeptPhone, findLostInTransit, findLostPhone } from '../test/browser/subjects.ts';
 
 const OUT = path.resolve(import.meta.dirname, '../docs/images');
@@ -24,6 +26,10 @@ const browser = await launchBrowser({ width: 1440, height: 900 });
 try {
   mkdirSync(OUT, { recursive: true });
   const demo = await loadDemo(stack.pool, server.baseUrl);
+  // Findings as the server's analyzer stores them.
+  const analyzer = quietAnalyzer(stack.pool);
+  await drainAll(analyzer, stack.pool);
+  await analyzer.stop();
   const { journey, eventId } = await findLostPhone(adminApi(server.baseUrl, demo.projectId));
 
   const list = await signedInPage(browser.context, server.baseUrl, `/ui/projects/${demo.projectId}/journeys`);
@@ -81,6 +87,19 @@ try {
   await list.locator('.timeline .transit-loss').waitFor();
   await list.locator('.timeline .transit-loss').scrollIntoViewIfNeeded();
   await shoot(list, 'journey-transit.png');
+
+  await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/journeys?window=hour&finding=lost&path=customer.phone`);
+  await list.getByRole('region', { name: 'Top lost fields' }).waitFor();
+  await list.locator('table.journeys .findings-cell').first().waitFor();
+  await shoot(list, 'findings.png');
+
+  await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/expectations`);
+  await list.locator('table.settings-table').waitFor();
+  await shoot(list, 'expectations.png');
+
+  await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/alerts`);
+  await list.getByRole('form', { name: 'New alert rule' }).waitFor();
+  await shoot(list, 'alerts.png');
 } finally {
   await browser.close();
   await echo.close();

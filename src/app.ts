@@ -30,6 +30,8 @@ import { registerOtlpRoutes } from './otlp/routes.ts';
 import { registerTeamRoutes } from './teams/routes.ts';
 import type { ReplayDeps } from './replay/replays.ts';
 import { registerWebInterface } from './web/web-interface.ts';
+import { registerAlertRoutes } from './alerts/routes.ts';
+import { registerFindingsRoutes } from './findings/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
 import { createKeyFreshness } from './rotation/key-mismatch.ts';
@@ -201,6 +203,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerForensicsRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, work: forensicWork });
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
+    registerFindingsRoutes(scope, { auth: scopeAuth, metrics: deps.metrics });
+    registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
   };
   registerApiRoutes(app, auth);

@@ -41,7 +41,8 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   // activity.ts: the journey chart of the web interface; journey-payloads.ts: forensics' reads.
   query: ['details.ts', 'activity.ts', 'journey-payloads.ts', 'journey-read.ts'],
   deletion: ['erasure.ts', 'erasure-input.ts', 'journey-delete.ts', 'range-delete.ts', 'range-dates.ts', 'retention-sweep.ts', 'limits.ts'],
-  replay: ['destinations.ts', 'replays.ts', 'replay-input.ts'],
+  // url-policy.ts and sender.ts: alert webhooks follow the replay URL rules and go through its pinned sender.
+  replay: ['destinations.ts', 'replays.ts', 'replay-input.ts', 'url-policy.ts', 'sender.ts'],
   rotation: ['reencrypt.ts', 'key-usage.ts', 'startup-check.ts', 'key-mismatch.ts'],
   doctor: ['doctor.ts'],
   // The CLI's context type is what doctor's checks run against.
@@ -49,8 +50,13 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   // ingest-service.ts: ingestEvents, the pipeline every ingestion route feeds (OTLP included).
   ingest: ['ingest-service.ts', 'received-clock.ts', 'statistics-warmup.ts'],
   health: ['routes.ts', 'build-info.ts'],
-  // The read-time diff the interface's event diff shows.
-  forensics: ['read-diff.ts'],
+  // The read-time diff the interface's event diff shows; the changes walk and its event limit,
+  // from which the findings analyzer takes its lost and changed verdicts.
+  forensics: ['read-diff.ts', 'journey-changes.ts', 'limits.ts'],
+  // Expectations for the CLI; the analyzer and its test kit for the server entry.
+  findings: ['expectations.ts', 'analyzer.ts'],
+  // Alert rules and their delivery log for the CLI.
+  alerts: ['rules.ts'],
   // The demo data set the CLI's demo command sends.
   web: ['demo-journeys.ts'],
   // Accounts and memberships: the interface's sign-in and session answer, the CLI's user commands.

@@ -7,6 +7,8 @@ import { createKeyring } from './crypto/keyring.ts';
 import { migrate } from './db/migrate.ts';
 import { APPLICATION_ROLE_FIX, connectsAsSuperuser } from './db/role.ts';
 import { startRetentionSweeper } from './deletion/retention-sweep.ts';
+import { startAlertDispatcher } from './alerts/dispatcher.ts';
+import { startAnalyzer } from './findings/analyzer.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
@@ -83,6 +85,10 @@ async function main(): Promise<void> {
     () => undefined,
   );
   const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs });
+  // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
+  const analyzer = config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics }) : null;
+  // Alerts are opt-in: with no rule nothing is queued, so nothing is sent (docs/alerts.md).
+  const alerts = startAlertDispatcher({ pool: database.pool, keyring, logger, metrics, allowedHosts: config.alertAllowedHosts ?? [], version: readBuildInfo().version });
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
   }
@@ -105,7 +111,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper.stop(), unreadableCheck, roleCheck]);
+      await Promise.all([app.close(), sweeper.stop(), analyzer?.stop(), alerts.stop(), unreadableCheck, roleCheck]);
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');

@@ -1,9 +1,11 @@
 import { ConfigError } from '../config/config.ts';
 import { UsageError, parseArgs } from './args.ts';
 import type { Command } from './command.ts';
+import { alertList, alertMute } from './commands/alerts.ts';
 import { deleteIdentifierCommand, deleteJourneyCommand, deleteRangeCommand } from './commands/deletion.ts';
 import { deleteDestinationCommand, destinationDisable, destinationEnable } from './commands/destinations.ts';
 import { environmentSet, environmentShow } from './commands/environments.ts';
+import { expectationSet, expectationShow, expectationSuggest } from './commands/expectations.ts';
 import { keyCreate, keyList, keyRevoke } from './commands/keys.ts';
 import { migrateCommand, migrateUnlock } from './commands/migrations.ts';
 import { projectCreate, projectList } from './commands/projects.ts';
@@ -28,6 +30,11 @@ export const COMMANDS: Command[] = [
   userReset,
   environmentSet,
   environmentShow,
+  expectationSet,
+  expectationShow,
+  expectationSuggest,
+  alertList,
+  alertMute,
   migrateCommand,
   migrateUnlock,
   deleteJourneyCommand,

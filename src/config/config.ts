@@ -53,6 +53,10 @@ export interface Config {
   otlpEnabled: boolean;
   /** OTLP_MAX_REQUEST_BYTES: cap on an OTLP body, sent and inflated. */
   otlpMaxRequestBytes: number;
+  /** FINDINGS_ANALYZER_ENABLED: this process may run the findings analyzer (docs/findings.md). */
+  findingsAnalyzerEnabled: boolean;
+  /** ALERT_ALLOWED_HOSTS: hosts alert webhooks may be sent to; null = unset. */
+  alertAllowedHosts: string[] | null;
   /**
    * PUBLIC_URL's origin (the address people use), normalised; null when unset. The web
    * interface's Origin check accepts only it (docs/web-interface.md, "Origin check").
@@ -124,6 +128,8 @@ const VARIABLES = {
   JTRACE_DATA_DIR: variable(z.string().default(DEFAULT_DATA_DIR)),
   PUBLIC_URL: variable(text()),
   OTLP_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
+  FINDINGS_ANALYZER_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('true')),
+  ALERT_ALLOWED_HOSTS: variable(text()),
   OTLP_MAX_REQUEST_BYTES: variable(
     wholeNumber(MIN_OTLP_MAX_REQUEST_BYTES, MAX_OTLP_MAX_REQUEST_BYTES).default(DEFAULT_OTLP_MAX_REQUEST_BYTES),
   ),
@@ -271,11 +277,7 @@ export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = 
     maxEventPayloadBytes: vars.MAX_EVENT_PAYLOAD_BYTES,
     allowFullPayloadCapture: vars.ALLOW_FULL_PAYLOAD_CAPTURE === 'true',
     replayAllowedHosts:
-      vars.REPLAY_ALLOWED_HOSTS === undefined
-        ? null
-        : vars.REPLAY_ALLOWED_HOSTS.split(',')
-            .map((h) => h.trim().toLowerCase())
-            .filter((h) => h !== ''),
+hostList(vars.REPLAY_ALLOWED_HOSTS),
     trustedProxyCount: vars.TRUSTED_PROXY_COUNT,
     retentionSweepIntervalMs: vars.RETENTION_SWEEP_INTERVAL_MS,
     logLevel: vars.LOG_LEVEL,
@@ -284,8 +286,20 @@ export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = 
     dataDir: vars.JTRACE_DATA_DIR,
     otlpEnabled: vars.OTLP_ENABLED === 'true',
     otlpMaxRequestBytes: vars.OTLP_MAX_REQUEST_BYTES,
+    findingsAnalyzerEnabled: vars.FINDINGS_ANALYZER_ENABLED === 'true',
+    alertAllowedHosts: hostList(vars.ALERT_ALLOWED_HOSTS),
     sessionIdleMinutes: vars.SESSION_IDLE_MINUTES,
     sessionMaxHours: vars.SESSION_MAX_HOURS,
     oidc: readOidc(vars),
   };
+}
+
+/** A comma-separated host list, lower-cased; null when the variable is unset. */
+function hostList(value: string | undefined): string[] | null {
+  return value === undefined
+    ? null
+    : value
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h !== '');
 }

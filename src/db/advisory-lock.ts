@@ -17,6 +17,10 @@ export const ADVISORY_LOCK_KEYS = {
   retention: 7_314_002,
   /** `rotate:reencrypt`: one rotation at a time. */
   rotation: 7_314_003,
+  /** The findings analyzer: one instance analyses, every instance serves (src/findings/analyzer.ts). */
+  findings: 7_314_004,
+  /** The alert dispatcher: one instance sends from the outbox. */
+  alerts: 7_314_005,
 } as const;
 
 export const RETENTION_LOCK_KEY = ADVISORY_LOCK_KEYS.retention;

@@ -18,11 +18,16 @@ const CHECK_VIOLATION = '23514';
 
 const EXPECTED_TABLES = [
   'account_audit_log',
+  'alert_deliveries',
+  'alert_outbox',
+  'alert_rules',
   'api_keys',
   'audit_log',
   'environments',
   'events',
+  'expectations',
   'journey_aliases',
+  'journey_findings',
   'journeys',
   'key_successions',
   'password_links',

@@ -12,6 +12,7 @@ import { freePort } from '../../test/helpers/free-port.ts';
 import { hexId, jsonLogs, jsonTraces } from '../otlp/test-payloads.ts';
 import { startTarget, type Target } from '../replay/test-kit.ts';
 import { SAME_ORIGIN, keyring, signIn } from '../web/test-kit.ts';
+import { drainAll, quietAnalyzer } from '../findings/test-kit.ts';
 import { AnswerCheck } from './test-answer-check.ts';
 import { makePerson, sessionOf, tokenOf } from '../teams/test-kit.ts';
 
@@ -25,7 +26,7 @@ let closedPort: number;
 beforeAll(async () => {
   db = await createTestDatabase();
   // 127.0.0.1 only: a destination on localhost is blocked (422), one on a closed port fails.
-  app = (await buildTestApp(db.pool, { keyring, config: { otlpEnabled: true, replayAllowedHosts: ['127.0.0.1'] } })).app;
+  app = (await buildTestApp(db.pool, { keyring, config: { otlpEnabled: true, replayAllowedHosts: ['127.0.0.1'], alertAllowedHosts: ['127.0.0.1'] } })).app;
   check = new AnswerCheck(app);
   project = await seedProject(db.pool, keyring, 'answers');
   target = await startTarget();
@@ -121,6 +122,29 @@ async function exerciseApi(prefix: '' | '/ui/api', headers: Record<string, strin
   await call('GET', '/v1/journeys/:journeyId/fields', { url: `/v1/journeys/${a}/fields?path=contact.email` });
   await call('GET', '/v1/journeys/:journeyId/changes', { url: `/v1/journeys/${a}/changes` });
   await call('GET', '/v1/journeys/compare', { url: `/v1/journeys/compare?a=${a}&b=${b}` });
+
+  // Findings: analysed, then on the list, the journey read, the summary; expectations.
+  const analyzer = quietAnalyzer(db.pool);
+  await drainAll(analyzer, db.pool);
+  await analyzer.stop();
+  const lost = await call('GET', '/v1/journeys', { url: '/v1/journeys?since=2026-01-01T00:00:00Z&finding=lost&path=customer.phone' });
+  expect(lost.json().data.items.map((item: { journeyId: string }) => item.journeyId)).toContain(a);
+  await call('GET', '/v1/journeys/:journeyId', { url: `/v1/journeys/${a}` });
+  await call('GET', '/v1/findings/summary', { url: '/v1/findings/summary?since=2026-01-01T00:00:00Z&until=2026-12-01T00:00:00Z' });
+  const expectationUrl = `/v1/projects/${project.projectId}/expectations`;
+  await call('PUT', '/v1/projects/:projectId/expectations/:entityType', {
+    url: `${expectationUrl}/contact`, payload: { steps: [{ name: 'receive' }, { name: 'normalize', optional: true }], finalStep: 'done', maxGapSeconds: 60, deadlineSeconds: 3600 },
+  });
+  await call('GET', '/v1/projects/:projectId/expectations', { url: expectationUrl });
+  await call('GET', '/v1/projects/:projectId/expectations/:entityType/suggestion', { url: `${expectationUrl}/contact/suggestion?journeys=10` });
+  const rulesUrl = `/v1/projects/${project.projectId}/alert-rules`;
+  const rule = await call('POST', '/v1/projects/:projectId/alert-rules', {
+    url: rulesUrl, payload: { name: `rule ${tag}`, kind: 'lost', path: 'customer.phone', channel: { type: 'webhook', url: `http://127.0.0.1:${closedPort}/hook` } }, status: 201,
+  });
+  const ruleId = rule.json().data.id as string;
+  await call('GET', '/v1/projects/:projectId/alert-rules', { url: rulesUrl });
+  await call('PATCH', '/v1/projects/:projectId/alert-rules/:ruleId', { url: `${rulesUrl}/${ruleId}`, payload: { mutedUntil: '2030-01-01T00:00:00Z' } });
+  await call('GET', '/v1/projects/:projectId/alert-rules/:ruleId/deliveries', { url: `${rulesUrl}/${ruleId}/deliveries` });
 
   const destination = async (name: string, baseUrl: string) =>
     (await call('POST', '/v1/replay-destinations', { payload: { name, baseUrl, environmentType: 'local', headers: { 'x-api-key': 'replay-secret-value' } }, status: 201 })).json().data.id as string;
@@ -233,11 +257,11 @@ describe('answers match the schemas their routes declare', () => {
   it('every route answering 2xx with a body was checked', () => {
     const declared = check.declaredBodies();
     expect(declared.filter((answer) => !check.checkedAnswers().includes(answer))).toEqual([]);
-    // /v1 and /ui/api (17 each), 4 interface-only, 2 ingestion (3 answers), 2 OTLP, 3 probes and the document.
+    // /v1 and /ui/api (25 each), 4 interface-only, 2 ingestion (3 answers), 2 OTLP, 3 probes and the document.
     expect(check.checkedAnswers().filter((answer) => / 2\d\d$/.test(answer))).toEqual([...declared].sort());
     // The blocked replay's 422 carries a run too, on both copies of the route.
     expect(check.checkedAnswers().filter((answer) => / 422$/.test(answer))).toEqual(['POST /ui/api/v1/replays 422', 'POST /v1/replays 422']);
-    // The accounts' routes (9 on each copy) and the replay runs of an event (interface only).
-    expect(declared).toHaveLength(60);
+    // The accounts' routes (9 on each copy), the replay runs of an event (interface only), findings and alerts (8 on each copy).
+    expect(declared).toHaveLength(76);
   });
 });

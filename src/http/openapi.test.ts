@@ -82,7 +82,7 @@ describe('answer schemas in the document', () => {
   it('describe the items of a journey page field by field', () => {
     const items = components.JourneySummary as { properties: Record<string, unknown>; additionalProperties: boolean };
     expect(Object.keys(items.properties)).toEqual([
-      'journeyId', 'environment', 'entity', 'status', 'label', 'lastStep', 'failedStep', 'eventCount', 'startedAt', 'lastEventAt', 'displayableAliases',
+      'journeyId', 'environment', 'entity', 'status', 'label', 'lastStep', 'failedStep', 'eventCount', 'startedAt', 'lastEventAt', 'displayableAliases', 'findings',
     ]);
     expect(items.additionalProperties).toBe(false);
   });

@@ -151,7 +151,11 @@ const SUMMARY_RECORD_COLUMNS = `id text, status text, event_count int, started_m
 
 const ms = (column: string) => micros(`(${column} * 1000)`);
 
-/** Inserts new journeys; returns the ids actually inserted (fewer means a concurrent creator). */
+/**
+ * Inserts new journeys; returns the ids actually inserted (fewer means a concurrent creator).
+ * Every journey written here and in updateJourneys is marked for the findings analyzer in the
+ * same statement, so the mark commits with the events (migration 0007).
+ */
 export async function insertJourneys(
   db: Queryable,
   projectId: string,
@@ -162,11 +166,12 @@ export async function insertJourneys(
     `INSERT INTO journeys (project_id, id, environment_id, entity_type, entity_id_encrypted, status, event_count,
         started_at, last_event_at, completed_at, services, label, label_event_ts, label_event_received_at, label_event_id,
         last_step, last_step_event_ts, last_step_received_at, last_step_event_id,
-        failed_step, failed_event_ts, failed_event_received_at, failed_event_id)
+        failed_step, failed_event_ts, failed_event_received_at, failed_event_id, findings_pending, findings_pending_at)
      SELECT $1, r.id, r.environment_id, r.entity_type, r.entity_id_encrypted, r.status, r.event_count,
         ${ms('r.started_ms')}, ${ms('r.last_ms')}, ${ms('r.completed_ms')}, r.services, r.label, ${ms('r.label_ts')}, ${micros('r.label_us')}, r.label_event_id,
         r.last_step, ${ms('r.last_step_ts')}, ${micros('r.last_step_us')}, r.last_step_event_id,
-        r.failed_step, ${ms('r.failed_ts')}, ${micros('r.failed_us')}, r.failed_event_id
+        r.failed_step, ${ms('r.failed_ts')}, ${micros('r.failed_us')}, r.failed_event_id,
+        nextval('journey_findings_pending_seq'), now()
        FROM jsonb_to_recordset($2::jsonb) AS r(${SUMMARY_RECORD_COLUMNS}, environment_id uuid, entity_type text, entity_id_encrypted text)
      ON CONFLICT (project_id, id) DO NOTHING`,
     [projectId, JSON.stringify(rows)],
@@ -182,7 +187,8 @@ export async function updateJourneys(db: Queryable, projectId: string, rows: Arr
         label = r.label, label_event_ts = ${ms('r.label_ts')}, label_event_received_at = ${micros('r.label_us')}, label_event_id = r.label_event_id,
         last_step = r.last_step, last_step_event_ts = ${ms('r.last_step_ts')}, last_step_received_at = ${micros('r.last_step_us')},
         last_step_event_id = r.last_step_event_id, failed_step = r.failed_step, failed_event_ts = ${ms('r.failed_ts')},
-        failed_event_received_at = ${micros('r.failed_us')}, failed_event_id = r.failed_event_id
+        failed_event_received_at = ${micros('r.failed_us')}, failed_event_id = r.failed_event_id,
+        findings_pending = nextval('journey_findings_pending_seq'), findings_pending_at = COALESCE(j.findings_pending_at, now())
        FROM jsonb_to_recordset($2::jsonb) AS r(${SUMMARY_RECORD_COLUMNS})
       WHERE j.project_id = $1 AND j.id = r.id`,
     [projectId, JSON.stringify(rows)],

@@ -8,6 +8,9 @@ export const UNREADABLE_VALUE_TABLES = ['journeys', 'journey_aliases', 'search_t
 export const OTLP_SIGNALS = ['traces', 'logs'] as const;
 export const OTLP_RESULTS = ['accepted', 'duplicate', 'rejected', 'skipped'] as const;
 
+/** Label values of service_findings_stored_total (the kinds of src/findings/analyze.ts). */
+export const FINDING_KIND_LABELS = ['lost', 'changed', 'duplicated', 'failed', 'overdue', 'skipped_step'] as const;
+
 /** The seven methods jtrace answers; anything else is counted as `other`. */
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
@@ -90,6 +93,44 @@ export function createMetrics(pool?: Pool) {
   });
   // Zero until the start-up check has counted, so every table's series exists from the start.
   for (const table of UNREADABLE_VALUE_TABLES) unreadableValues.set({ table }, 0);
+  const findingsAnalysed = new Counter({
+    name: 'service_findings_journeys_analysed_total',
+    help: 'Journeys whose findings the analyzer computed and stored.',
+    registers: [registry],
+  });
+  const findingsStored = new Counter({
+    name: 'service_findings_stored_total',
+    help: 'Findings stored by the analyzer, by kind (a journey analysed again counts its findings again).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  for (const kind of FINDING_KIND_LABELS) findingsStored.inc({ kind }, 0);
+  const analyzerBatches = new Counter({
+    name: 'service_findings_analyzer_batches_total',
+    help: 'Batches the findings analyzer stored.',
+    registers: [registry],
+  });
+  // The lag is read from the database at scrape time, so every instance reports it, not only
+  // the one analysing; the findings capability supplies the reader (kernel folders import no capability).
+  let findingsLagReader: (() => Promise<number>) | null = null;
+  new Gauge({
+    name: 'service_findings_lag_seconds',
+    help: 'Seconds since the oldest journey change still waiting for the findings analyzer (0 when none).',
+    registers: [registry],
+    async collect() {
+      this.set(findingsLagReader === null ? 0 : await findingsLagReader().catch(() => 0));
+    },
+  });
+  const alertsSent = new Counter({
+    name: 'service_alerts_sent_total',
+    help: 'Alert deliveries answered with a 2xx status.',
+    registers: [registry],
+  });
+  const alertsFailed = new Counter({
+    name: 'service_alerts_failed_total',
+    help: 'Alert delivery attempts that failed (refused address, error status, timeout), each retry counted.',
+    registers: [registry],
+  });
   collectDefaultMetrics({ register: registry });
   return {
     registry,
@@ -102,6 +143,14 @@ export function createMetrics(pool?: Pool) {
     retentionDeleted,
     retentionLastSuccess,
     unreadableValues,
+    findingsAnalysed,
+    findingsStored,
+    analyzerBatches,
+    alertsSent,
+    alertsFailed,
+    setFindingsLagReader(reader: () => Promise<number>) {
+      findingsLagReader = reader;
+    },
   };
 }
 

@@ -71,7 +71,7 @@ export async function journeyActivity(deps: ReadDeps, scope: ReadScope, params: 
   const base = await baseScan(deps, scope, { ...params.list, limit: 0, after: null });
   if (base !== null) {
     const { list } = params;
-    const scan = { ...base, sinceUs, untilUs, status: list.status, service: list.service, entityType: list.entityType };
+    const scan = { ...base, sinceUs, untilUs, status: list.status, service: list.service, entityType: list.entityType, finding: list.finding };
     for (const row of await selectJourneyActivity(deps.db, scan, list.text, bucketUs)) {
       const bucket = buckets[row.bucket];
       if (bucket !== undefined && (row.status === 'active' || row.status === 'completed' || row.status === 'failed')) {

@@ -2,6 +2,7 @@
 // scope adds its environment; the admin token's scope is the whole project.
 
 import type { Queryable } from '../db/pool.ts';
+import { findingsJsonSql, type FindingView } from './findings-sql.ts';
 
 export interface DetailScope {
   projectId: string;
@@ -22,6 +23,7 @@ export interface JourneyRecord {
   last_event_at: Date;
   completed_at: Date | null;
   services: string[];
+  findings: FindingView[];
 }
 
 export interface AliasRecord {
@@ -64,7 +66,8 @@ const ALIAS_ORDER = 'ORDER BY alias_type COLLATE "C", id';
 export async function selectJourney(db: Queryable, scope: DetailScope, journeyId: string): Promise<JourneyRecord | null> {
   const result = await db.query<JourneyRecord>(
     `SELECT j.id, e.name AS environment, j.entity_type, j.entity_id_encrypted, j.status, j.label, j.last_step, j.failed_step,
-            j.event_count, j.started_at, j.last_event_at, j.completed_at, j.services
+            j.event_count, j.started_at, j.last_event_at, j.completed_at, j.services,
+            ${findingsJsonSql(null)} AS findings
        FROM journeys j JOIN environments e ON e.project_id = j.project_id AND e.id = j.environment_id
       WHERE j.project_id = $1 AND j.id = $2 AND ($3::uuid IS NULL OR j.environment_id = $3)`,
     [scope.projectId, journeyId, scope.environmentId],

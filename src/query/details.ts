@@ -61,6 +61,7 @@ export async function getJourneyDetail(db: Queryable, keyring: Keyring, scope: D
     startedAt: formatTimestamp(row.started_at.getTime()),
     lastEventAt: formatTimestamp(row.last_event_at.getTime()),
     completedAt: ts(row.completed_at),
+    findings: row.findings,
   };
 }
 

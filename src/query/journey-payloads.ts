@@ -8,7 +8,7 @@ import { formatTimestamp } from '../protocol/timestamps.ts';
 import { journeyInScope } from './events-sql.ts';
 import { microsToMillis } from './micros.ts';
 import { REDACTED } from '../protocol/redaction/redact.ts';
-import { selectPayloadEvents, selectPrunedPayloadEvents, type PayloadEventRecord, type PrunedPayloadRecord } from './payloads-sql.ts';
+import { selectPayloadEvents, selectPayloadEventsOfJourneys, selectPrunedPayloadEvents, type PayloadEventRecord, type PrunedPayloadRecord } from './payloads-sql.ts';
 
 export interface PayloadEvent {
   id: string;
@@ -110,6 +110,30 @@ export async function readJourneyPayloads(
   if (!(await journeyInScope(db, scope, journeyId))) return null;
   const rows = await selectPayloadEvents(db, scope.projectId, journeyId, maxEvents + 1);
   return { events: rows.slice(0, maxEvents).map((row) => new StoredPayloadEvent(row)), truncated: rows.length > maxEvents };
+}
+
+/**
+ * readJourneyPayloads for several journeys of one project at once, for the whole project's scope
+ * (the findings analyzer): a journey without events, or gone, is absent from the map.
+ */
+export async function readJourneysPayloads(
+  db: Queryable,
+  projectId: string,
+  journeyIds: readonly string[],
+  maxEvents: number,
+): Promise<Map<string, JourneyPayloads>> {
+  const rows = await selectPayloadEventsOfJourneys(db, projectId, journeyIds, maxEvents + 1);
+  const byJourney = new Map<string, JourneyPayloads>();
+  for (const row of rows) {
+    let journey = byJourney.get(row.journey_id);
+    if (journey === undefined) {
+      journey = { events: [], truncated: false };
+      byJourney.set(row.journey_id, journey);
+    }
+    if (journey.events.length < maxEvents) journey.events.push(new StoredPayloadEvent(row));
+    else journey.truncated = true;
+  }
+  return byJourney;
 }
 
 /**

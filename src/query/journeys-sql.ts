@@ -7,7 +7,11 @@
 import type { Queryable } from '../db/pool.ts';
 import type { JourneyPosition } from './cursor.ts';
 import type { JourneyRecord } from './details-sql.ts';
+import { findingsJsonSql } from './findings-sql.ts';
 import { epochMicrosSql, microsText } from './micros.ts';
+
+/** Findings shown on one list item; the journey read shows them all. */
+export const MAX_FINDINGS_PER_LIST_ITEM = 10;
 
 /** Filters of one journey page, all already resolved to stored values. */
 export interface JourneyScan {
@@ -19,6 +23,8 @@ export interface JourneyScan {
   status: string | null;
   service: string | null;
   entityType: string | null;
+  /** Journeys with a finding of this kind (and this path, when given). */
+  finding: { kind: string; path: string | null } | null;
   after: JourneyPosition | null;
   /** Rows to read: the page size plus one, to know whether a next page exists. */
   take: number;
@@ -49,6 +55,11 @@ function conditions(scan: JourneyScan, params: Params): string {
   if (scan.untilUs !== null) where.push(`j.last_event_at < ${params.add(microsText(scan.untilUs))}::timestamptz`);
   if (scan.service !== null) where.push(`j.services @> ARRAY[${params.add(scan.service)}::text]`);
   if (scan.entityType !== null) where.push(`j.entity_type = ${params.add(scan.entityType)}`);
+  if (scan.finding !== null) {
+    const path = scan.finding.path === null ? '' : ` AND f.path = ${params.add(scan.finding.path)}`;
+    where.push(`EXISTS (SELECT 1 FROM journey_findings f WHERE f.project_id = j.project_id AND f.journey_id = j.id
+                          AND f.kind = ${params.add(scan.finding.kind)}${path})`);
+  }
   if (scan.after !== null) {
     const at = params.add(microsText(scan.after.lastEventUs));
     where.push(`(j.last_event_at, j.id COLLATE "C") < (${at}::timestamptz, ${params.add(scan.after.journeyId)}::text)`);
@@ -67,7 +78,8 @@ function hydrate(pageSql: string): string {
            COALESCE((SELECT json_agg(json_build_object('type', a.alias_type, 'value', a.display_value)
                                      ORDER BY a.alias_type COLLATE "C", a.display_value COLLATE "C")
                        FROM journey_aliases a
-                      WHERE a.project_id = j.project_id AND a.journey_id = j.id AND a.display_value IS NOT NULL), '[]'::json) AS aliases
+                      WHERE a.project_id = j.project_id AND a.journey_id = j.id AND a.display_value IS NOT NULL), '[]'::json) AS aliases,
+           ${findingsJsonSql(MAX_FINDINGS_PER_LIST_ITEM)} AS findings
       FROM page p
       JOIN journeys j ON j.project_id = p.project_id AND j.id = p.id
       JOIN environments e ON e.project_id = j.project_id AND e.id = j.environment_id

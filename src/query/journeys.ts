@@ -31,6 +31,8 @@ export interface JourneySummary {
   failedStep: string | null;
   displayableAliases: Array<{ type: string; value: string }>;
   environment: string;
+  /** Additive to the spec's eleven fields: the journey's first findings (docs/findings.md). */
+  findings: SummaryRecord['findings'];
 }
 
 const EMPTY_PAGE: Page<never> = Object.freeze({ items: [], nextCursor: null }) as Page<never>;
@@ -49,6 +51,7 @@ function toSummary(keyring: Keyring, row: SummaryRecord): JourneySummary {
     failedStep: row.failed_step,
     displayableAliases: row.aliases,
     environment: row.environment,
+    findings: row.findings,
   };
 }
 
@@ -87,6 +90,7 @@ export async function baseScan(deps: ReadDeps, scope: ReadScope, params: Journey
     status: null,
     service: null,
     entityType: null,
+    finding: null,
     after: params.after,
     take: params.limit + 1,
   };
@@ -104,6 +108,6 @@ export async function searchJourneys(deps: ReadDeps, scope: ReadScope, params: S
 export async function listJourneys(deps: ReadDeps, scope: ReadScope, params: ListParams): Promise<Page<JourneySummary>> {
   const base = await baseScan(deps, scope, params);
   if (base === null) return EMPTY_PAGE;
-  const scan = { ...base, status: params.status, service: params.service, entityType: params.entityType };
+  const scan = { ...base, status: params.status, service: params.service, entityType: params.entityType, finding: params.finding };
   return toPage(deps.keyring, await selectJourneyList(deps.db, scan, params.text), params.limit);
 }

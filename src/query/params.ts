@@ -32,6 +32,8 @@ export const LIST_QUERY = {
   service: 'Exact service name of an event of the journey.',
   entityType: 'Exact entity type, at most 128 characters.',
   q: '2 to 200 characters contained in the label or a displayable alias value, ignoring case.',
+  finding: 'lost, changed, duplicated, failed, overdue or skipped_step: journeys with such a finding (docs/findings.md).',
+  path: 'With finding: only findings of this field path (lost, changed) or missing step (skipped_step), exact, at most 1,024 characters.',
   ...PAGE,
 } as const;
 export const TIMELINE_QUERY = PAGE;
@@ -72,6 +74,23 @@ export interface ListParams extends JourneyPageParams {
   entityType: string | null;
   /** Trimmed text filter, as sent (case is folded by the database). */
   text: string | null;
+  finding: { kind: FindingKindFilter; path: string | null } | null;
+}
+
+const FINDING_KINDS = ['lost', 'changed', 'duplicated', 'failed', 'overdue', 'skipped_step'] as const;
+export type FindingKindFilter = (typeof FINDING_KINDS)[number];
+/** The path filter, in code points: the longest field path forensics follows. */
+export const MAX_FINDING_PATH_CODE_POINTS = 1_024;
+
+function parseFinding(kind: string | undefined, path: string | undefined): ListParams['finding'] {
+  const wanted = kind === undefined || kind === '' ? null : FINDING_KINDS.find((candidate) => candidate === kind);
+  if (wanted === undefined) throw errors.invalidQuery('finding', `finding must be one of ${FINDING_KINDS.join(', ')}.`);
+  const onPath = path === undefined || path === '' ? null : path;
+  if (onPath !== null && wanted === null) throw errors.invalidQuery('path', 'path needs finding.');
+  if (onPath !== null && [...onPath].length > MAX_FINDING_PATH_CODE_POINTS) {
+    throw errors.invalidQuery('path', `path is longer than ${MAX_FINDING_PATH_CODE_POINTS} characters.`);
+  }
+  return wanted === null ? null : { kind: wanted, path: onPath };
 }
 
 export interface TimelineParams {
@@ -140,7 +159,8 @@ export function parseListParams(query: QueryValues<keyof typeof LIST_QUERY>, now
   const text = parseText(query.q);
   // An empty service is no filter, like every other optional filter of the list.
   const service = query.service === undefined || query.service === '' ? null : query.service;
-  return { ...pageParams(query, nowMs, true), status, service, entityType, text };
+  const finding = parseFinding(query.finding, query.path);
+  return { ...pageParams(query, nowMs, true), status, service, entityType, text, finding };
 }
 
 export function parseTimelineParams(query: QueryValues<keyof typeof TIMELINE_QUERY>): TimelineParams {

@@ -40,6 +40,29 @@ export async function selectPayloadEvents(
   return result.rows;
 }
 
+/**
+ * The first `take` events of each of several journeys of one project, in timeline order: one
+ * statement for a batch of journeys (the findings analyzer reads 50 at a time).
+ */
+export async function selectPayloadEventsOfJourneys(
+  db: Queryable,
+  projectId: string,
+  journeyIds: readonly string[],
+  take: number,
+): Promise<Array<PayloadEventRecord & { journey_id: string }>> {
+  const result = await db.query<PayloadEventRecord & { journey_id: string }>(
+    `SELECT e.journey_id, e.id, e.operation, e.name, e.service, ${epochMicrosSql('e.event_timestamp')} AS event_timestamp_us, e.duration_ms,
+            e.has_input, e.has_output, e.has_error, e.input_payload::text AS input_text, e.output_payload::text AS output_text
+       FROM unnest($2::text[]) AS j(id)
+       CROSS JOIN LATERAL (SELECT * FROM events
+                            WHERE project_id = $1 AND journey_id = j.id
+                            ORDER BY event_timestamp, received_at, id COLLATE "C" LIMIT $3) e
+      ORDER BY e.journey_id COLLATE "C", e.event_timestamp, e.received_at, e.id COLLATE "C"`,
+    [projectId, journeyIds, take],
+  );
+  return result.rows;
+}
+
 export interface PrunedPayloadRecord extends Omit<PayloadEventRecord, 'input_text' | 'output_text'> {
   input_stored: boolean;
   output_stored: boolean;

@@ -96,6 +96,7 @@ describe('GET /v1/search: what a value resolves against', () => {
               { type: 'email', value: 'alice@example.com' },
             ],
             environment: 'production',
+            findings: [],
           },
         ],
         nextCursor: null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_JOURNEY_COUNT, DEMO_SKEWED_JOURNEY, buildDemoJourneys, demoOutcome } from './demo-journeys.ts';
+import { DEMO_JOURNEY_COUNT, DEMO_SKEWED_JOURNEY, DEMO_STALLED_JOURNEY, buildDemoJourneys, demoOutcome } from './demo-journeys.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 
@@ -38,14 +38,16 @@ describe('demo journeys', () => {
 
   // The interface flags an event stamped more than 2 minutes from its arrival (web/src/lib/timeline.ts);
   // the demo is sent right after it is built, within seconds.
-  it('stamps steps seconds apart, within a minute and a half of the run, but for the slow gateway clock of one journey', () => {
+  it('stamps steps seconds apart, within a minute and a half of the run, but for the slow gateway clock of one journey and the stalled queue of another', () => {
     for (const [i, journey] of journeys.entries()) {
       const times = journey.events.map((e) => Date.parse(e.timestamp as string));
       const skewed = journey.events.map((e) => i === DEMO_SKEWED_JOURNEY && e.service === 'webhook-gateway');
       times.forEach((time, at) => {
         if (skewed[at]) expect(NOW - time).toBeGreaterThan(3 * 60_000);
         else expect(NOW - time).toBeLessThan(90_000);
-        if (at > 0 && !skewed[at - 1]) expect(time - times[at - 1]!).toBeLessThan(20_000);
+        const stalled = i === DEMO_STALLED_JOURNEY && journey.events[at]!.name === 'publish';
+        if (stalled) expect(time - times[at - 1]!).toBeGreaterThan(60_000);
+        else if (at > 0 && !skewed[at - 1]) expect(time - times[at - 1]!).toBeLessThan(20_000);
       });
     }
     expect(journeys[DEMO_SKEWED_JOURNEY]!.events.filter((e) => e.service === 'webhook-gateway')).toHaveLength(1);

@@ -14,6 +14,22 @@ const JOURNEY_SPACING_MS = 1_000;
 /** Journey i whose webhook gateway's clock runs CLOCK_BEHIND_MS slow: the demo's one case of clock skew. */
 export const DEMO_SKEWED_JOURNEY = 11;
 const CLOCK_BEHIND_MS = 4 * 60_000;
+/** Journey i whose queue held its message this long before publishing: the overdue one under DEMO_EXPECTATION. */
+export const DEMO_STALLED_JOURNEY = DEMO_JOURNEY_COUNT - 2;
+const STALL_MS = 75_000;
+
+/**
+ * The expectation the demo saves for its contacts (docs/findings.md): every step in order, the
+ * delivery as the final step, within a minute of the first. The stalled journey is overdue at
+ * once; the other one still in progress becomes overdue a minute after it started.
+ */
+export const DEMO_EXPECTATION = {
+  entityType: 'contact',
+  steps: ['receive', 'normalize-contact', 'persist', 'publish', 'consume', 'deliver'].map((name) => ({ name, optional: false })),
+  finalStep: 'deliver',
+  maxGapSeconds: null,
+  deadlineSeconds: 60,
+} as const;
 
 const FIRST_NAMES = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Radia', 'Tim', 'Frances', 'Niklaus'];
 const LAST_NAMES = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Perlman', 'Berners-Lee', 'Allen', 'Wirth'];
@@ -118,7 +134,7 @@ function buildJourney(i: number): Omit<DemoJourney, 'events'> & { events: TimedE
   add({ service: 'crm-writer', operation: 'persisted', name: 'persist', durationMs: 85 + (i % 7) * 9,
         input: normalized, output: record, aliases, displayableAliases: ['email'] }, 240);
   add({ service: 'crm-writer', operation: 'published', name: 'publish', durationMs: 3, messageId,
-        metadata: { queue: 'contact-events' } }, 110);
+        metadata: { queue: 'contact-events' } }, i === DEMO_STALLED_JOURNEY ? STALL_MS : 110);
   if (outcome === 'in-progress') return { journeyId, entityId: c.entityId, outcome, events };
   add({ service: 'notification-worker', operation: 'consumed', name: 'consume', durationMs: 2, messageId,
         metadata: { queue: 'contact-events' } }, 1_200 + (i % 3) * 600);

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTestCli } from '../../test/helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { DEMO_JOURNEY_COUNT, demoOutcome } from './demo-journeys.ts';
+import { drainAll, quietAnalyzer } from '../findings/test-kit.ts';
+import { DEMO_JOURNEY_COUNT, DEMO_STALLED_JOURNEY, demoOutcome } from './demo-journeys.ts';
 import { keyring, signIn, webApp } from './test-kit.ts';
 
 let db: TestDatabase;
@@ -52,6 +53,27 @@ describe('jtrace demo', () => {
     expect(demoOutcome(2)).toBe('phone-lost');
     const diff = await app.inject({ method: 'GET', url: '/ui/api/v1/events/evt_demo_1003_02/diff', headers: { cookie } });
     expect(diff.json().data.rows[0]).toMatchObject({ path: 'customer.phone', kind: 'lost' });
+  });
+
+  it('shows findings: lost-phone journeys under finding=lost, customer.phone on top, one overdue journey', async () => {
+    const analyzer = quietAnalyzer(db.pool);
+    await drainAll(analyzer, db.pool);
+    await analyzer.stop();
+    const since = encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString());
+    const lost = await app.inject({ method: 'GET', url: `/ui/api/v1/journeys?since=${since}&finding=lost&path=customer.phone&limit=100`, headers: { cookie } });
+    const lostIds = lost.json().data.items.map((j: { journeyId: string }) => j.journeyId).sort();
+    const expectedLost = Array.from({ length: DEMO_JOURNEY_COUNT }, (_, i) => i)
+      .filter((i) => demoOutcome(i) === 'phone-lost' || demoOutcome(i) === 'phone-dropped')
+      .map((i) => `jrn_demo_${1001 + i}`)
+      .sort();
+    expect(lostIds).toEqual(expectedLost);
+    const summary = await app.inject({ method: 'GET', url: `/ui/api/v1/findings/summary?since=${since}`, headers: { cookie } });
+    expect(summary.json().data.topLostFields.map((f: { path: string }) => f.path)).toContain('customer.phone');
+    const overdue = await app.inject({ method: 'GET', url: `/ui/api/v1/journeys?since=${since}&finding=overdue`, headers: { cookie } });
+    expect(overdue.json().data.items.map((j: { journeyId: string }) => j.journeyId)).toEqual([`jrn_demo_${1001 + DEMO_STALLED_JOURNEY}`]);
+    const project = (await app.inject({ method: 'GET', url: '/ui/api/v1/projects', headers: { cookie } })).json().data.items[0].id as string;
+    const expectations = await app.inject({ method: 'GET', url: `/ui/api/v1/projects/${project}/expectations`, headers: { cookie } });
+    expect(expectations.json().data.items).toMatchObject([{ entityType: 'contact', finalStep: 'deliver', deadlineSeconds: 60 }]);
   });
 
   it('adds nothing when run again', async () => {

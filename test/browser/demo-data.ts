@@ -2,7 +2,8 @@
 // sends), sent through the real ingestion route of the server under test.
 import { createKeyring } from '../../src/crypto/keyring.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { buildDemoJourneys, DEMO_ENVIRONMENT, DEMO_PROJECT_SLUG } from '../../src/web/demo-journeys.ts';
+import { saveExpectation } from '../../src/findings/expectations.ts';
+import { buildDemoJourneys, DEMO_ENVIRONMENT, DEMO_EXPECTATION, DEMO_PROJECT_SLUG } from '../../src/web/demo-journeys.ts';
 import { seedProject, TEST_ENCRYPTION_KEY } from '../helpers/app.ts';
 import { sendEvents } from './journeys.ts';
 
@@ -16,5 +17,8 @@ export async function loadDemo(pool: Pool, baseUrl: string): Promise<DemoData> {
   const project = await seedProject(pool, createKeyring({ current: TEST_ENCRYPTION_KEY }), DEMO_PROJECT_SLUG, DEMO_ENVIRONMENT);
   const events = buildDemoJourneys(Date.now()).flatMap((journey) => journey.events.map((event) => ({ environment: DEMO_ENVIRONMENT, ...event })));
   await sendEvents(baseUrl, project.apiKey, events);
+  // As `jtrace demo` does.
+  const { entityType, ...expectation } = DEMO_EXPECTATION;
+  await saveExpectation(pool, project.projectId, entityType, { ...expectation, steps: [...expectation.steps] });
   return { projectId: project.projectId, apiKey: project.apiKey };
 }

@@ -25,7 +25,7 @@ export function assertWebBuilt(): void {
 /** One server process's worth of app (its own credential throttle) over the given database. */
 export async function startServer(db: { pool: Pool }): Promise<RunningServer> {
   assertWebBuilt();
-  const { app } = await buildTestApp(db.pool, { webRoot: WEB_ROOT, config: { replayAllowedHosts: ['127.0.0.1', 'localhost'] } });
+  const { app } = await buildTestApp(db.pool, { webRoot: WEB_ROOT, config: { replayAllowedHosts: ['127.0.0.1', 'localhost'], alertAllowedHosts: ['127.0.0.1'] } });
   const port = await freePort();
   await app.listen({ host: '127.0.0.1', port });
   return { app, baseUrl: `http://127.0.0.1:${port}`, close: () => app.close() };

@@ -8,6 +8,9 @@ import type { replayBodySchema } from '../../src/replay/replay-input.ts';
 import type { passwordSignInBodySchema, setPasswordBodySchema, signInBodySchema } from '../../src/web/session-input.ts';
 import type { sessionSchema } from '../../src/http/answer-schemas/service.ts';
 import type { createdUserSchema, memberSchema } from '../../src/http/answer-schemas/teams.ts';
+import type { alertDeliverySchema, alertRuleSchema, expectationSchema, expectationSuggestionSchema, findingsSummarySchema, newAlertRuleSchema } from '../../src/http/answer-schemas/findings.ts';
+import type { alertRuleInputSchema } from '../../src/alerts/rule-input.ts';
+import type { expectationInputSchema } from '../../src/findings/expectation-input.ts';
 import type { activitySchema, aliasViewSchema, journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, projectSchema, storedEventSchema } from '../../src/http/answer-schemas/reads.ts';
 
 export const API_BASE = '/ui/api';
@@ -30,7 +33,7 @@ export function setUnauthorizedHandler(handler: () => void): void {
 }
 
 export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   projectId?: string;
   /** Sign-in handles its own 401. */
@@ -128,3 +131,14 @@ export type Member = z.output<typeof memberSchema>;
 export type CreatedUser = z.output<typeof createdUserSchema>;
 export type ReplayRequest = z.input<typeof replayBodySchema>;
 export type NewDestinationRequest = z.input<typeof destinationBodySchema>;
+
+// Findings, expectations and alerts (docs/findings.md, docs/alerts.md).
+export type JourneyFinding = JourneySummary['findings'][number];
+export type FindingsSummary = z.output<typeof findingsSummarySchema>;
+export type Expectation = z.output<typeof expectationSchema>;
+export type ExpectationSuggestion = z.output<typeof expectationSuggestionSchema>;
+export type ExpectationRequest = z.input<typeof expectationInputSchema>;
+export type AlertRule = z.output<typeof alertRuleSchema>;
+export type NewAlertRule = z.output<typeof newAlertRuleSchema>;
+export type AlertRuleRequest = z.input<typeof alertRuleInputSchema>;
+export type AlertDelivery = z.output<typeof alertDeliverySchema>;

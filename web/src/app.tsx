@@ -1,4 +1,6 @@
 // The shell: session check, project selection from the path, one page per route.
+import { AlertRulesPage } from './pages/alert-rules.tsx';
+import { ExpectationsPage } from './pages/expectations.tsx';
 import { useEffect, useState } from 'react';
 import { request, setUnauthorizedHandler, type Project, type SessionInfo } from './api.ts';
 import { SessionContext, useCan } from './roles.tsx';
@@ -121,6 +123,12 @@ function SignedIn() {
               <Link to={`/projects/${project.id}/journeys?window=day&status=failed`} aria-current={loc.params.get('status') === 'failed' ? 'page' : undefined}>
                 Failures
               </Link>
+              <Link to={`/projects/${project.id}/expectations`} aria-current={match?.[2] === '/expectations' ? 'page' : undefined}>
+                Expectations
+              </Link>
+              <Link to={`/projects/${project.id}/alerts`} aria-current={match?.[2] === '/alerts' ? 'page' : undefined}>
+                Alerts
+              </Link>
               <MembersLink projectId={project.id} current={match?.[2] === '/members'} />
             </nav>
             <HeaderSearch projectId={project.id} initial={match?.[2] === '/search' ? (loc.params.get('q') ?? '') : ''} />
@@ -149,6 +157,8 @@ function MembersLink({ projectId, current }: { projectId: string; current: boole
 function ProjectRoute({ project, rest, params }: { project: Project; rest: string; params: URLSearchParams }) {
   if (rest === '/members') return <MembersPage project={project} />;
   if (rest === '/compare') return <ComparePage project={project} params={params} />;
+  if (rest === '/expectations') return <ExpectationsPage project={project} />;
+  if (rest === '/alerts') return <AlertRulesPage project={project} />;
   if (rest === '/search') return <SearchPage project={project} q={params.get('q') ?? ''} />;
   const journey = /^\/journeys\/([^/]+)$/.exec(rest);
   if (journey) return <JourneyPage project={project} journeyId={decodeURIComponent(journey[1]!)} params={params} />;

@@ -11,7 +11,8 @@ import { readBuildInfo } from '../../health/build-info.ts';
 import { createMetrics } from '../../metrics/metrics.ts';
 import { createProject, findProjectBySlug } from '../../projects/projects-sql.ts';
 import { getJourneyDetail } from '../../query/details.ts';
-import { DEMO_ENVIRONMENT, DEMO_PROJECT_SLUG, buildDemoJourneys, type DemoJourney } from '../../web/demo-journeys.ts';
+import { saveExpectation } from '../../findings/expectations.ts';
+import { DEMO_ENVIRONMENT, DEMO_EXPECTATION, DEMO_PROJECT_SLUG, buildDemoJourneys, type DemoJourney } from '../../web/demo-journeys.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK } from '../context.ts';
 
@@ -70,7 +71,10 @@ export const demoCommand: Command = {
           await app.close();
         }
       }
+      const { entityType, ...expectation } = DEMO_EXPECTATION;
+      await saveExpectation(pool, project.id, entityType, { ...expectation, steps: [...expectation.steps] });
       ctx.io.out(`project ${DEMO_PROJECT_SLUG} (${project.id}): ${missing.length} journeys added, ${journeys.length - missing.length} already there`);
+      ctx.io.out(`expectation of ${entityType} saved: every step in order, ${expectation.finalStep} last, within ${expectation.deadlineSeconds} s`);
       for (const journey of journeys) ctx.io.out(`${journey.journeyId}\t${journey.entityId}\t${journey.outcome}`);
       // The address `npm start` listens on with the same environment; a wildcard host is reached on loopback.
       const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;

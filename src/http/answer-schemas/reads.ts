@@ -1,6 +1,7 @@
 // Answers of the reads (interface spec 2 and 4; event protocol 10): journey summaries and
 // details, event rows and stored events, projects, and the web interface's activity chart.
 import { z } from 'zod';
+import { findingSchema } from './findings.ts';
 import { jsonValue, journeyStatusSchema, operationSchema, payloadChangeSchema, timestampSchema } from '../answers.ts';
 
 /** What a redaction rule leaves of any value it matches (event protocol 5.1). */
@@ -43,6 +44,7 @@ export const journeySummarySchema = z
     displayableAliases: z
       .array(z.strictObject({ type: z.string(), value: z.string() }))
       .describe('Only aliases shown in full, by type then value; masked aliases are never listed.'),
+    findings: z.array(findingSchema).describe('The journey\'s first findings (at most 10), in the order the analyzer found them.'),
   })
   .meta({ id: 'JourneySummary', description: 'An item of search and of the journey list (interface spec 2).' });
 
@@ -52,6 +54,7 @@ export const journeyDetailSchema = z
     aliases: z.array(aliasViewSchema),
     services: z.array(z.string()).describe('Distinct service names, in byte order.'),
     completedAt: timestampSchema.nullable().describe('When the journey last recorded a completion; never cleared.'),
+    findings: z.array(findingSchema).describe('Every finding of the journey, in the order the analyzer found them.'),
   })
   .meta({ id: 'Journey', description: 'A journey (interface spec 2; event protocol 10.2).' });
 

@@ -3,6 +3,7 @@ import { entityIdText, formatAgo, formatDuration, formatTime } from '../lib/form
 import { journeyDurationMs, SORTS, type SortKey } from '../lib/journey-sort.ts';
 import { Link } from '../router.tsx';
 import { StatusBadge } from './common.tsx';
+import { FindingsCell } from './findings.tsx';
 import { UserText } from './user-text.tsx';
 
 /** A column header that sorts the list when the page offers sorting (`aria-sort` says the order). */
@@ -34,6 +35,7 @@ export function JourneyTable({ projectId, items, caption, sort, onSort }: {
           <th scope="col" className="col-status">Status</th>
           <th scope="col" className="col-events">Events</th>
           <th scope="col" className="col-step">Step</th>
+          <th scope="col" className="col-findings">Findings</th>
           <SortHeader by="duration" className="col-duration-list" sort={sort} onSort={onSort} />
           <SortHeader by="last" className="col-last" sort={sort} onSort={onSort} />
           {onSort ? <SortHeader by="start" className="col-started" sort={sort} onSort={onSort} /> : null}
@@ -80,6 +82,9 @@ export function JourneyTable({ projectId, items, caption, sort, onSort }: {
                 ) : (
                   '—'
                 )}
+              </td>
+              <td data-label="Findings">
+                <FindingsCell findings={journey.findings} />
               </td>
               <td className="num" data-label="Duration">{formatDuration(journeyDurationMs(journey))}</td>
               <td data-label="Last activity">

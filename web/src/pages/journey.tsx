@@ -3,6 +3,7 @@ import { ApiError, request, type EventRow, type JourneyDetail, type Page, type P
 import { ErrorMessage, Loading, StatusBadge } from '../components/common.tsx';
 import { EventDetailPanel } from '../components/event-detail.tsx';
 import { FieldTrail, TransitLossMarker, transitLossesByEvent, useJourneyChanges, WhatChanged } from '../components/forensics.tsx';
+import { findingMarkers, JourneyFindings } from '../components/findings.tsx';
 import { Timeline } from '../components/timeline.tsx';
 import { Waterfall } from '../components/waterfall.tsx';
 import { entityIdText, formatPreciseTime, journeyTitle } from '../lib/format.ts';
@@ -135,12 +136,15 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
     if (origin?.isConnected) origin.focus();
     else changesHeading.current?.focus();
   }, [field]);
+  const findings = journey?.findings;
   const lossMarkers = useCallback(
-    (eventId: string) =>
-      losses.get(eventId)?.map((loss) => (
+    (eventId: string) => [
+      ...(findings ? findingMarkers(findings, eventId) : []),
+      ...(losses.get(eventId)?.map((loss) => (
         <TransitLossMarker key={`${loss.path} ${loss.from.eventId}`} loss={loss} to={followTo(loss.path)} onFollow={(origin) => (followOrigin.current = origin)} />
-      )),
-    [losses, followTo],
+      )) ?? []),
+    ],
+    [losses, followTo, findings],
   );
 
   if (error instanceof ApiError && error.status === 404) {
@@ -196,6 +200,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
         </p>
       ) : null}
       <Waterfall events={events} selectedId={selectedId} onSelect={select} lost={lostIn} />
+      <JourneyFindings findings={journey.findings} onSelect={select} />
       <div className="journey-body">
         <section aria-labelledby="timeline-heading" className="timeline-column">
           {/* What changed sits above the timeline, beside the selected event, so no half of the page stays empty. */}

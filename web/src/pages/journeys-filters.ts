@@ -2,7 +2,7 @@
 
 export const WINDOWS = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000 } as const;
 export type WindowName = keyof typeof WINDOWS | 'custom';
-export const FILTER_KEYS = ['status', 'environment', 'service', 'entityType', 'q'] as const;
+export const FILTER_KEYS = ['status', 'environment', 'service', 'entityType', 'q', 'finding', 'path'] as const;
 
 export interface ListFilters {
   window: WindowName;
@@ -13,6 +13,9 @@ export interface ListFilters {
   service: string | undefined;
   entityType: string | undefined;
   q: string | undefined;
+  /** A finding kind, and a field path with it (docs/findings.md). */
+  finding: string | undefined;
+  path: string | undefined;
 }
 
 function isoOrUndefined(value: string | null): string | undefined {
@@ -40,6 +43,8 @@ export function filtersFromParams(params: URLSearchParams, now = Date.now()): Li
     service: pick('service'),
     entityType: pick('entityType'),
     q: pick('q'),
+    finding: pick('finding'),
+    path: pick('finding') ? pick('path') : undefined,
   };
 }
 

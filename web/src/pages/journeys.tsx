@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { query, request, type Activity, type JourneySummary, type Page, type Project } from '../api.ts';
 import { ActivityChart } from '../components/activity-chart.tsx';
 import { Command, EmptyState, ErrorMessage, Loading } from '../components/common.tsx';
+import { FindingFilter, TopLostFields } from '../components/findings.tsx';
 import { JourneyTable } from '../components/journey-table.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
@@ -89,6 +90,8 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
       service: text('service'),
       entityType: text('entityType'),
       q: text('q'),
+      finding: text('finding'),
+      path: text('finding') === filters.finding ? (filters.path ?? null) : null,
     });
   };
 
@@ -168,6 +171,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
           Contains
           <input name="q" type="search" defaultValue={filters.q ?? ''} size={16} placeholder="label or alias" />
         </label>
+        <FindingFilter value={filters.finding} />
         <button type="submit">Apply</button>
       </form>
       {params.get('deleted') ? <p role="status" className="notice">The journey was deleted.</p> : null}
@@ -186,6 +190,12 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
           </button>
         </p>
       ) : null}
+      <TopLostFields
+        project={project}
+        window={{ since: filters.since, until: filters.until, environment: filters.environment }}
+        selected={filters.finding === 'lost' ? filters.path : undefined}
+        onPick={(path) => go(path === null ? { finding: null, path: null } : { finding: 'lost', path })}
+      />
       {!page && !error ? <Loading what="journeys" /> : null}
       {page && page.items.length === 0 ? <EmptyList project={project} filters={filters} everSent={everSent} /> : null}
       {page && page.items.length > 0 ? (

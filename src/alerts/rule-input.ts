@@ -1,0 +1,26 @@
+// The body of a new alert rule: what to watch (a finding kind, optionally a path, entity type and
+// environment), how often it must occur (every occurrence, or at least N in M minutes) and where
+// to say so (a signed JSON webhook or a Slack-style incoming webhook).
+
+import { z } from 'zod';
+
+const FINDING_KINDS = ['lost', 'changed', 'duplicated', 'failed', 'overdue', 'skipped_step'] as const;
+
+export const alertRuleInputSchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  kind: z.enum(FINDING_KINDS),
+  path: z.string().min(1).max(1024).nullable().default(null),
+  entityType: z.string().min(1).max(128).nullable().default(null),
+  environment: z.string().min(1).max(64).nullable().default(null),
+  /** Omitted: every occurrence (at least 1 in 1 minute, grouped per minute). */
+  threshold: z
+    .strictObject({ count: z.int().min(1).max(1_000_000), windowMinutes: z.int().min(1).max(1440) })
+    .default({ count: 1, windowMinutes: 1 }),
+  channel: z.strictObject({ type: z.enum(['webhook', 'slack']), url: z.string().min(1).max(2048) }),
+});
+
+export type AlertRuleInput = z.output<typeof alertRuleInputSchema>;
+
+export const alertRulePatchSchema = z.strictObject({
+  mutedUntil: z.iso.datetime({ offset: true }).nullable(),
+});

@@ -1,0 +1,77 @@
+// SQL of alert rules and their evaluation against stored findings (migration 0008).
+
+import type { Queryable } from '../db/pool.ts';
+
+export interface AlertRuleRecord {
+  project_id: string;
+  id: string;
+  name: string;
+  kind: string;
+  path: string | null;
+  entity_type: string | null;
+  environment_id: string | null;
+  environment: string | null;
+  threshold_count: number;
+  window_minutes: number;
+  channel: 'webhook' | 'slack';
+  url: string;
+  secret_encrypted: string;
+  muted_until: Date | null;
+  state: 'ok' | 'firing';
+  created_at: Date;
+}
+
+const COLUMNS = `r.project_id, r.id, r.name, r.kind, r.path, r.entity_type, r.environment_id, e.name AS environment, r.threshold_count,
+  r.window_minutes, r.channel, r.url, r.secret_encrypted, r.muted_until, r.state, r.created_at`;
+const FROM = `alert_rules r LEFT JOIN environments e ON e.project_id = r.project_id AND e.id = r.environment_id`;
+
+export async function insertRule(db: Queryable, row: Omit<AlertRuleRecord, 'environment' | 'muted_until' | 'state' | 'created_at'>): Promise<void> {
+  await db.query(
+    `INSERT INTO alert_rules (project_id, id, name, kind, path, entity_type, environment_id, threshold_count, window_minutes, channel, url, secret_encrypted)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [row.project_id, row.id, row.name, row.kind, row.path, row.entity_type, row.environment_id, row.threshold_count, row.window_minutes, row.channel, row.url, row.secret_encrypted],
+  );
+}
+
+export async function countRules(db: Queryable, projectId: string): Promise<number> {
+  return (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rules WHERE project_id = $1', [projectId])).rows[0]!.n;
+}
+
+export async function selectRules(db: Queryable, projectId: string | null): Promise<AlertRuleRecord[]> {
+  const result = await db.query<AlertRuleRecord>(
+    `SELECT ${COLUMNS} FROM ${FROM} WHERE ($1::uuid IS NULL OR r.project_id = $1) ORDER BY r.created_at, r.id`,
+    [projectId],
+  );
+  return result.rows;
+}
+
+export async function selectRule(db: Queryable, projectId: string, id: string): Promise<AlertRuleRecord | null> {
+  const result = await db.query<AlertRuleRecord>(`SELECT ${COLUMNS} FROM ${FROM} WHERE r.project_id = $1 AND r.id = $2`, [projectId, id]);
+  return result.rows[0] ?? null;
+}
+
+export async function updateMute(db: Queryable, projectId: string, id: string, mutedUntil: Date | null): Promise<boolean> {
+  const result = await db.query('UPDATE alert_rules SET muted_until = $3 WHERE project_id = $1 AND id = $2', [projectId, id, mutedUntil]);
+  return (result.rowCount ?? 0) === 1;
+}
+
+export async function deleteRule(db: Queryable, projectId: string, id: string): Promise<boolean> {
+  const result = await db.query('DELETE FROM alert_rules WHERE project_id = $1 AND id = $2', [projectId, id]);
+  return (result.rowCount ?? 0) === 1;
+}
+
+export async function setRuleState(db: Queryable, rule: AlertRuleRecord, state: 'ok' | 'firing'): Promise<void> {
+  await db.query('UPDATE alert_rules SET state = $3 WHERE project_id = $1 AND id = $2', [rule.project_id, rule.id, state]);
+}
+
+/** Findings of the rule first found in [from, to): how many, and the first journeys. */
+export async function countMatches(db: Queryable, rule: AlertRuleRecord, from: Date, to: Date, maxJourneys: number): Promise<{ count: number; journeys: string[] }> {
+  const result = await db.query<{ count: number; journeys: string[] | null }>(
+    `SELECT count(*)::int AS count, (array_agg(DISTINCT f.journey_id))[1:$8] AS journeys
+       FROM journey_findings f
+      WHERE f.project_id = $1 AND f.kind = $2 AND f.first_found_at >= $3 AND f.first_found_at < $4
+        AND ($5::text IS NULL OR f.path = $5) AND ($6::text IS NULL OR f.entity_type = $6) AND ($7::uuid IS NULL OR f.environment_id = $7)`,
+    [rule.project_id, rule.kind, from, to, rule.path, rule.entity_type, rule.environment_id, maxJourneys],
+  );
+  return { count: result.rows[0]!.count, journeys: result.rows[0]!.journeys ?? [] };
+}

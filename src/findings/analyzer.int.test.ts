@@ -1,0 +1,145 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { contactJourney, everyContactJourney } from '../forensics/test-journeys.ts';
+import { ADMIN, createReadFixture, get, ingest, type ReadFixture } from '../query/test-fixtures.ts';
+import { TEST_ADMIN_TOKEN, buildTestApp } from '../../test/helpers/app.ts';
+import { createMetrics } from '../metrics/metrics.ts';
+import { MAX_FINDINGS_PER_LIST_ITEM } from '../query/journeys-sql.ts';
+import type { Analyzer } from './analyzer.ts';
+import { MAX_FINDINGS_PER_JOURNEY } from './limits.ts';
+import { allFindingRows, drainAll, pendingCount, quietAnalyzer, storedFindings } from './test-kit.ts';
+
+let fx: ReadFixture;
+const analyzers: Analyzer[] = [];
+const analyzer = (extra: Parameters<typeof quietAnalyzer>[1] = {}) => {
+  const made = quietAnalyzer(fx.db.pool, extra);
+  analyzers.push(made);
+  return made;
+};
+
+beforeAll(async () => {
+  fx = await createReadFixture();
+});
+afterEach(async () => {
+  while (analyzers.length > 0) await analyzers.pop()!.stop();
+  await fx.db.pool.query('DELETE FROM journeys');
+});
+afterAll(async () => fx.close());
+
+describe('the findings analyzer', () => {
+  it('finds the lost phone within a step and in transit, from the marks ingestion wrote', async () => {
+    await ingest(fx, 'production', everyContactJourney());
+    expect(await pendingCount(fx.db.pool)).toBe(6);
+    await drainAll(analyzer(), fx.db.pool);
+    const lost = (await storedFindings(fx.db.pool, fx.projectId, 'jrn-lost')).filter((f) => f.path === 'customer.phone');
+    expect(lost).toEqual([
+      { kind: 'lost', path: 'customer.phone', step: { eventId: 'jrn-lost-1-normalize', service: 'contacts', name: 'normalize-contact' }, inTransit: false, from: null },
+    ]);
+    const transit = (await storedFindings(fx.db.pool, fx.projectId, 'jrn-transit')).find((f) => f.path === 'customer.phone');
+    expect(transit).toMatchObject({ kind: 'lost', step: { name: 'persist' }, inTransit: true, from: { name: 'normalize-contact' } });
+    const kept = await storedFindings(fx.db.pool, fx.projectId, 'jrn-kept');
+    expect(kept.filter((f) => f.path === 'customer.phone')).toEqual([]);
+  });
+
+  it('finds the same whatever the order and the batches the events came in', async () => {
+    const events = contactJourney('jrn-shuffled', 'transit');
+    const engine = analyzer();
+    // Newest first, one event per batch, analysed between batches.
+    for (const event of [...events].reverse()) {
+      await ingest(fx, 'production', [event]);
+      await drainAll(engine, fx.db.pool);
+    }
+    await ingest(fx, 'production', contactJourney('jrn-at-once', 'transit').map((e) => ({ ...e, journeyId: 'jrn-at-once' })));
+    await drainAll(engine, fx.db.pool);
+    const strip = (rows: Awaited<ReturnType<typeof storedFindings>>, id: string) => JSON.stringify(rows).replaceAll(id, 'ID');
+    expect(strip(await storedFindings(fx.db.pool, fx.projectId, 'jrn-shuffled'), 'jrn-shuffled')).toBe(
+      strip(await storedFindings(fx.db.pool, fx.projectId, 'jrn-at-once'), 'jrn-at-once'),
+    );
+  });
+
+  it('analyses a journey again when an event is stored while it is being analysed', async () => {
+    const events = contactJourney('jrn-race', 'kept');
+    await ingest(fx, 'production', events.slice(0, 1));
+    let injected = false;
+    const engine = analyzer({
+      beforeStore: async () => {
+        if (injected) return;
+        injected = true;
+        // Committed after the analyzer read the journey, before it stores: the mark must survive.
+        await ingest(fx, 'production', [{ ...events[1]!, output: { customer: { name: 'Ada Lovelace' } } }]);
+      },
+    });
+    await engine.drain();
+    expect(await pendingCount(fx.db.pool)).toBe(1);
+    await drainAll(engine, fx.db.pool);
+    const findings = await storedFindings(fx.db.pool, fx.projectId, 'jrn-race');
+    expect(findings.map((f) => `${f.kind} ${f.path}`)).toContain('lost customer.phone');
+  });
+
+  it('stores duplicated and failed steps', async () => {
+    const [receive, normalize] = contactJourney('jrn-dup', 'kept');
+    await ingest(fx, 'production', [
+      receive!,
+      normalize!,
+      { ...normalize!, id: 'jrn-dup-again', timestamp: '2026-02-10T10:00:05.000Z', output: { customer: { name: 'Other' } } },
+      { id: 'jrn-dup-fail', journeyId: 'jrn-dup', timestamp: '2026-02-10T10:00:06.000Z', entity: { type: 'contact', id: 'contact-1' }, operation: 'failed', name: 'deliver', service: 'worker', error: { type: 'Timeout', message: 'x' } },
+    ]);
+    await drainAll(analyzer(), fx.db.pool);
+    const findings = await storedFindings(fx.db.pool, fx.projectId, 'jrn-dup');
+    expect(findings.filter((f) => f.kind === 'duplicated')).toEqual([
+      { kind: 'duplicated', path: null, step: { eventId: 'jrn-dup-again', service: 'contacts', name: 'normalize-contact' }, inTransit: false, from: { eventId: 'jrn-dup-1-normalize', service: 'contacts', name: 'normalize-contact' } },
+    ]);
+    expect(findings.filter((f) => f.kind === 'failed').map((f) => f.step?.eventId)).toEqual(['jrn-dup-fail']);
+  });
+
+  it('keeps at most 100 findings per journey; the list shows 10 of them, the journey read all', async () => {
+    const wide = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`field${i}`, i]));
+    await ingest(fx, 'production', [{ id: 'wide-1', journeyId: 'jrn-wide', timestamp: '2026-02-10T10:00:00.000Z', input: wide, output: {} }]);
+    await drainAll(analyzer(), fx.db.pool);
+    expect(await storedFindings(fx.db.pool, fx.projectId, 'jrn-wide')).toHaveLength(MAX_FINDINGS_PER_JOURNEY);
+    const list = await get(fx, ADMIN, '/v1/journeys?since=2026-02-01T00:00:00Z&finding=lost');
+    expect(list.json().data.items[0].findings).toHaveLength(MAX_FINDINGS_PER_LIST_ITEM);
+    expect((await get(fx, ADMIN, '/v1/journeys/jrn-wide')).json().data.findings).toHaveLength(MAX_FINDINGS_PER_JOURNEY);
+  });
+
+  it('removes findings with their journey', async () => {
+    await ingest(fx, 'production', contactJourney('jrn-gone', 'lost'));
+    await drainAll(analyzer(), fx.db.pool);
+    expect((await storedFindings(fx.db.pool, fx.projectId, 'jrn-gone')).length).toBeGreaterThan(0);
+    const response = await fx.app.inject({ method: 'DELETE', url: '/v1/journeys/jrn-gone', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'x-service-project-id': fx.projectId } });
+    expect(response.statusCode, response.body).toBe(204);
+    expect(await allFindingRows(fx.db.pool)).toEqual([]);
+  });
+
+  it('reports its lag and counters in the metrics', async () => {
+    // An app on a clock a minute after the marks: every instance reads the lag from the database.
+    const { app, deps } = await buildTestApp(fx.db.pool, { now: () => Date.now() + 60_000 });
+    await ingest(fx, 'production', contactJourney('jrn-lag', 'lost'));
+    const lag = async () => Number(/^service_findings_lag_seconds (\S+)$/m.exec(await deps.metrics.registry.metrics())![1]);
+    expect(await lag()).toBeGreaterThan(55);
+    const metrics = createMetrics();
+    await drainAll(analyzer({ metrics }), fx.db.pool);
+    expect(await lag()).toBe(0);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/service_findings_journeys_analysed_total 1\b/);
+    expect(text).toMatch(/service_findings_stored_total\{kind="lost"\} [1-9]/);
+    await app.close();
+  });
+
+  it('runs in one instance at a time; another takes over when it stops', async () => {
+    await ingest(fx, 'production', contactJourney('jrn-one', 'lost'));
+    const first = analyzer();
+    const second = analyzer();
+    await first.drain();
+    expect(first.holdsLock()).toBe(true);
+    await ingest(fx, 'production', contactJourney('jrn-two', 'lost'));
+    expect(await second.drain()).toBe(0);
+    expect(second.holdsLock()).toBe(false);
+    expect(await pendingCount(fx.db.pool)).toBe(1);
+    await first.stop();
+    await drainAll(second, fx.db.pool);
+    expect(second.holdsLock()).toBe(true);
+    expect(await pendingCount(fx.db.pool)).toBe(0);
+    // Both serve the findings: the read is the database's.
+    expect((await get(fx, ADMIN, '/v1/journeys/jrn-two')).statusCode).toBe(200);
+  });
+});

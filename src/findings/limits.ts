@@ -1,0 +1,18 @@
+// Limits of the findings capability, each with its unit and reason.
+
+/** Findings stored per journey: a journey that lost a thousand fields is told by its first hundred. */
+export const MAX_FINDINGS_PER_JOURNEY = 100;
+/** Journeys the analyzer takes per transaction while catching up. */
+export const ANALYZER_BATCH_SIZE = 50;
+/** Milliseconds between two analyzer passes when nothing is pending. */
+export const ANALYZER_IDLE_MS = 500;
+/** Milliseconds between two attempts to take the analyzer lock by an instance that does not hold it. */
+export const ANALYZER_LOCK_RETRY_MS = 2_000;
+/** Steps an expectation lists. */
+export const MAX_EXPECTATION_STEPS = 100;
+/** Code points of a step name or an entity type in an expectation (event protocol: names are short). */
+export const MAX_EXPECTATION_NAME = 128;
+/** Completed journeys a suggestion reads at most. */
+export const MAX_SUGGESTION_JOURNEYS = 1_000;
+/** Paths the findings summary lists as top lost fields. */
+export const MAX_SUMMARY_PATHS = 20;

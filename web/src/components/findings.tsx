@@ -1,0 +1,149 @@
+// Findings in the interface (docs/findings.md): the list's column and filter, the "Top lost
+// fields" panel, and the journey page's list and markers.
+
+import { useEffect, useState, type ReactNode } from 'react';
+import { query, request, type FindingsSummary, type JourneyFinding, type Project } from '../api.ts';
+import { ErrorMessage } from './common.tsx';
+import { UserText } from './user-text.tsx';
+
+export const FINDING_LABELS: Record<JourneyFinding['kind'], string> = {
+  lost: 'Lost a field',
+  changed: 'Changed a field',
+  duplicated: 'Duplicated a step',
+  failed: 'Failed',
+  overdue: 'Overdue',
+  skipped_step: 'Skipped a step',
+};
+
+/** "lost customer.phone at normalize-contact", "skipped publish", "overdue"... */
+export function FindingText({ finding }: { finding: JourneyFinding }): ReactNode {
+  const step = finding.step ? <UserText text={finding.step.name} /> : null;
+  const path = finding.path === null ? null : <code><UserText text={finding.path} /></code>;
+  switch (finding.kind) {
+    case 'lost':
+    case 'changed':
+      return finding.inTransit && finding.from ? (
+        <>
+          {finding.kind} {path} between <UserText text={finding.from.name} /> and {step}
+        </>
+      ) : (
+        <>
+          {finding.kind} {path} at {step}
+        </>
+      );
+    case 'duplicated':
+      return <>duplicated {step}</>;
+    case 'failed':
+      return <>failed at {step}</>;
+    case 'skipped_step':
+      return <>skipped {path}</>;
+    case 'overdue':
+      return finding.step ? <>overdue before {step}</> : <>overdue</>;
+  }
+}
+
+/** Which findings the list shows first: what went wrong before what merely changed. */
+const PRIORITY: Record<JourneyFinding['kind'], number> = { lost: 0, failed: 1, overdue: 2, skipped_step: 3, duplicated: 4, changed: 5 };
+
+/** The list's findings column: the two that matter most, and how many more. */
+export function FindingsCell({ findings }: { findings: JourneyFinding[] }) {
+  if (findings.length === 0) return <span className="muted">—</span>;
+  const shown = [...findings].sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind]).slice(0, 2);
+  return (
+    <ul className="findings-cell">
+      {shown.map((finding, index) => (
+        <li key={index} className={`finding finding-${finding.kind}`}>
+          <FindingText finding={finding} />
+        </li>
+      ))}
+      {findings.length > shown.length ? <li className="muted">+{findings.length - shown.length} more</li> : null}
+    </ul>
+  );
+}
+
+/** The findings select of the list's filter form (its value goes in the URL as `finding`). */
+export function FindingFilter({ value }: { value: string | undefined }) {
+  return (
+    <label>
+      Findings
+      <select name="finding" defaultValue={value ?? ''} onChange={(event) => event.currentTarget.form?.requestSubmit()}>
+        <option value="">Any</option>
+        {Object.entries(FINDING_LABELS).map(([kind, label]) => (
+          <option key={kind} value={kind}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** "Top lost fields" over the list's window: a field narrows the list to the journeys that lost it. */
+export function TopLostFields({ project, window, selected, onPick }: {
+  project: Project;
+  window: { since: string; until: string | undefined; environment: string | undefined };
+  selected: string | undefined;
+  onPick: (path: string | null) => void;
+}) {
+  const [summary, setSummary] = useState<FindingsSummary | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setError(null);
+    request<FindingsSummary>('/v1/findings/summary' + query(window), { projectId: project.id }).then(setSummary, setError);
+  }, [project.id, window.since, window.until, window.environment]);
+  if (error) return <ErrorMessage error={error} />;
+  if (!summary || summary.topLostFields.length === 0) return null;
+  return (
+    <section className="top-lost" aria-labelledby="top-lost-heading">
+      <h2 id="top-lost-heading">Top lost fields</h2>
+      <ol>
+        {summary.topLostFields.slice(0, 5).map((field) => (
+          <li key={field.path}>
+            <button type="button" className={field.path === selected ? 'link-button on' : 'link-button'} aria-pressed={field.path === selected} onClick={() => onPick(field.path === selected ? null : field.path)}>
+              <code>
+                <UserText text={field.path} />
+              </code>
+            </button>{' '}
+            <span className="muted">
+              {field.journeys} {field.journeys === 1 ? 'journey' : 'journeys'} · most at <UserText text={field.step.name} />
+            </span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** The journey page's findings, each selecting its step. */
+export function JourneyFindings({ findings, onSelect }: { findings: JourneyFinding[]; onSelect: (eventId: string) => void }) {
+  if (findings.length === 0) return null;
+  return (
+    <section className="journey-findings" aria-labelledby="findings-heading">
+      <h2 id="findings-heading">Findings</h2>
+      <ul>
+        {findings.map((finding, index) => (
+          <li key={index} className={`finding finding-${finding.kind}`}>
+            {finding.step ? (
+              <button type="button" className="link-button" onClick={() => onSelect(finding.step!.eventId)}>
+                <FindingText finding={finding} />
+              </button>
+            ) : (
+              <FindingText finding={finding} />
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Markers before a timeline entry: the findings observed at that step. */
+export function findingMarkers(findings: JourneyFinding[], eventId: string): ReactNode[] {
+  return findings
+    .filter((finding) => finding.step?.eventId === eventId)
+    .map((finding, index) => (
+      <li key={`finding-${index}`} className={`finding-marker finding-${finding.kind}`}>
+        <FindingText finding={finding} />
+      </li>
+    ));
+}

@@ -1,0 +1,203 @@
+// Alert rules of a project and their delivery log (docs/alerts.md). The signing secret of a new
+// rule is shown once, here, right after it is created.
+
+import { useEffect, useState, type FormEvent } from 'react';
+import { request, type AlertDelivery, type AlertRule, type AlertRuleRequest, type NewAlertRule, type Project } from '../api.ts';
+import { ErrorMessage, Loading } from '../components/common.tsx';
+import { FINDING_LABELS } from '../components/findings.tsx';
+import { UserText } from '../components/user-text.tsx';
+import { showBidiControls } from '../lib/bidi.ts';
+import { formatTime } from '../lib/format.ts';
+
+const HOUR_MS = 3_600_000;
+
+export function AlertRulesPage({ project }: { project: Project }) {
+  const [rules, setRules] = useState<AlertRule[] | null>(null);
+  const [created, setCreated] = useState<NewAlertRule | null>(null);
+  const [log, setLog] = useState<{ rule: AlertRule; items: AlertDelivery[] } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const base = `/v1/projects/${project.id}/alert-rules`;
+  const options = { projectId: project.id };
+  const reload = () => request<{ items: AlertRule[] }>(base, options).then((data) => setRules(data.items), setError);
+
+  useEffect(() => {
+    document.title = showBidiControls(`Alerts · ${project.name} · jtrace`);
+    void reload();
+  }, [project.id]);
+
+  const create = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setError(null);
+    const form = new FormData(event.currentTarget);
+    const text = (name: string) => String(form.get(name) ?? '').trim();
+    const count = Number(text('count') || '1');
+    const windowMinutes = Number(text('windowMinutes') || '1');
+    const body: AlertRuleRequest = {
+      name: text('name'),
+      kind: text('kind') as AlertRuleRequest['kind'],
+      path: text('path') || null,
+      entityType: text('entityType') || null,
+      environment: text('environment') || null,
+      threshold: { count, windowMinutes },
+      channel: { type: text('channel') === 'slack' ? 'slack' : 'webhook', url: text('url') },
+    };
+    try {
+      setCreated(await request<NewAlertRule>(base, { ...options, method: 'POST', body }));
+      await reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  const mute = async (rule: AlertRule, until: string | null) => {
+    setError(null);
+    try {
+      await request<AlertRule>(`${base}/${rule.id}`, { ...options, method: 'PATCH', body: { mutedUntil: until } });
+      await reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  const showLog = async (rule: AlertRule) => {
+    setError(null);
+    try {
+      setLog({ rule, items: (await request<{ items: AlertDelivery[] }>(`${base}/${rule.id}/deliveries`, options)).items });
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <>
+      <div className="page-heading">
+        <h1>Alerts</h1>
+      </div>
+      <p className="muted">Rules send a signed webhook when findings reach a threshold. With no rule nothing is sent.</p>
+      <ErrorMessage error={error} />
+      {created ? (
+        <div className="secret" role="status">
+          <p>
+            Rule <UserText text={created.name} /> created. Its signing secret is shown only now:
+          </p>
+          <code>{created.secret}</code>
+        </div>
+      ) : null}
+      {rules === null ? <Loading what="alert rules" /> : null}
+      {rules && rules.length === 0 ? <p role="status">No alert rule yet.</p> : null}
+      {rules && rules.length > 0 ? (
+        <table className="settings-table">
+          <caption>Alert rules</caption>
+          <thead>
+            <tr>
+              <th scope="col">Rule</th>
+              <th scope="col">When</th>
+              <th scope="col">Channel</th>
+              <th scope="col">State</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rules.map((rule) => (
+              <tr key={rule.id}>
+                <td><UserText text={rule.name} /></td>
+                <td>
+                  {FINDING_LABELS[rule.kind]}
+                  {rule.path ? <> <code><UserText text={rule.path} /></code></> : null}
+                  {rule.environment ? <> in <UserText text={rule.environment} /></> : null} · at least {rule.threshold.count} in {rule.threshold.windowMinutes} min
+                </td>
+                <td>
+                  {rule.channel.type} <UserText text={rule.channel.url} />
+                </td>
+                <td>{rule.mutedUntil ? `muted until ${formatTime(rule.mutedUntil)}` : rule.state}</td>
+                <td>
+                  {rule.mutedUntil ? (
+                    <button type="button" onClick={() => mute(rule, null)}>Unmute</button>
+                  ) : (
+                    <button type="button" onClick={() => mute(rule, new Date(Date.now() + HOUR_MS).toISOString())}>Mute 1 hour</button>
+                  )}{' '}
+                  <button type="button" onClick={() => showLog(rule)}>
+                    Delivery log <span className="visually-hidden"><UserText text={rule.name} /></span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {log ? (
+        <section aria-labelledby="log-heading">
+          <h2 id="log-heading">
+            Delivery log of <UserText text={log.rule.name} />
+          </h2>
+          {log.items.length === 0 ? <p role="status">Nothing sent yet.</p> : null}
+          <ul>
+            {log.items.map((d) => (
+              <li key={`${d.notificationId} ${d.attempt}`}>
+                {formatTime(d.at)} · {d.notification} · attempt {d.attempt} · {d.outcome}
+                {d.statusCode === null ? '' : ` ${d.statusCode}`}
+                {d.error === null ? '' : ` (${d.error})`}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <form className="card" onSubmit={create} aria-label="New alert rule">
+        <h2>New rule</h2>
+        <label>
+          Name
+          <input name="name" required />
+        </label>
+        <label>
+          Finding
+          <select name="kind" defaultValue="lost">
+            {Object.entries(FINDING_LABELS).map(([kind, label]) => (
+              <option key={kind} value={kind}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Field path (optional)
+          <input name="path" />
+        </label>
+        <label>
+          Entity type (optional)
+          <input name="entityType" />
+        </label>
+        <label>
+          Environment (optional)
+          <select name="environment" defaultValue="">
+            <option value="">Every environment</option>
+            {project.environments.map((name) => (
+              <option key={name} value={name}>
+                {showBidiControls(name)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          At least (findings)
+          <input name="count" inputMode="numeric" defaultValue="1" />
+        </label>
+        <label>
+          Within (minutes)
+          <input name="windowMinutes" inputMode="numeric" defaultValue="1" />
+        </label>
+        <label>
+          Channel
+          <select name="channel" defaultValue="webhook">
+            <option value="webhook">Webhook (signed JSON)</option>
+            <option value="slack">Slack-style incoming webhook</option>
+          </select>
+        </label>
+        <label>
+          URL
+          <input name="url" type="url" required placeholder="https://hooks.example.com/jtrace" />
+        </label>
+        <button type="submit">Create rule</button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,156 @@
+// Expectations of a project (docs/findings.md): what a journey of an entity type should look
+// like. A suggestion from history fills the form; nothing is saved until the admin saves it.
+
+import { useEffect, useState, type FormEvent } from 'react';
+import { request, type Expectation, type ExpectationRequest, type ExpectationSuggestion, type Project } from '../api.ts';
+import { ErrorMessage, Loading } from '../components/common.tsx';
+import { UserText } from '../components/user-text.tsx';
+import { showBidiControls } from '../lib/bidi.ts';
+
+interface Draft {
+  entityType: string;
+  steps: string;
+  optional: string;
+  finalStep: string;
+  maxGapSeconds: string;
+  deadlineSeconds: string;
+}
+
+const EMPTY: Draft = { entityType: '', steps: '', optional: '', finalStep: '', maxGapSeconds: '', deadlineSeconds: '' };
+
+function draftOf(entityType: string, e: Pick<Expectation, 'steps' | 'maxGapSeconds' | 'deadlineSeconds'> & { finalStep: string | null }): Draft {
+  return {
+    entityType,
+    steps: e.steps.map((s) => s.name).join('\n'),
+    optional: e.steps.filter((s) => s.optional).map((s) => s.name).join('\n'),
+    finalStep: e.finalStep ?? '',
+    maxGapSeconds: e.maxGapSeconds === null ? '' : String(e.maxGapSeconds),
+    deadlineSeconds: e.deadlineSeconds === null ? '' : String(e.deadlineSeconds),
+  };
+}
+
+const lines = (text: string) => text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+const seconds = (text: string) => (text.trim() === '' ? null : Number(text));
+
+export function ExpectationsPage({ project }: { project: Project }) {
+  const [items, setItems] = useState<Expectation[] | null>(null);
+  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const base = `/v1/projects/${project.id}/expectations`;
+  const options = { projectId: project.id };
+
+  const reload = () => request<{ items: Expectation[] }>(base, options).then((data) => setItems(data.items), setError);
+  useEffect(() => {
+    document.title = showBidiControls(`Expectations · ${project.name} · jtrace`);
+    void reload();
+  }, [project.id]);
+
+  const field = (name: keyof Draft) => ({ name, value: draft[name], onChange: (event: { currentTarget: { value: string } }) => setDraft({ ...draft, [name]: event.currentTarget.value }) });
+
+  const suggest = async () => {
+    setError(null);
+    setStatus(null);
+    try {
+      const suggestion = await request<ExpectationSuggestion>(`${base}/${encodeURIComponent(draft.entityType)}/suggestion?journeys=100`, options);
+      setDraft(draftOf(draft.entityType, suggestion));
+      setStatus(`Suggested from ${suggestion.journeys} completed journeys: edit, then save.`);
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  const save = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setError(null);
+    const optional = new Set(lines(draft.optional));
+    const body: ExpectationRequest = {
+      steps: lines(draft.steps).map((name) => ({ name, optional: optional.has(name) })),
+      finalStep: draft.finalStep.trim(),
+      maxGapSeconds: seconds(draft.maxGapSeconds),
+      deadlineSeconds: seconds(draft.deadlineSeconds),
+    };
+    try {
+      await request<Expectation>(`${base}/${encodeURIComponent(draft.entityType.trim())}`, { ...options, method: 'PUT', body });
+      setStatus(`Saved the expectation of ${draft.entityType.trim()}; its journeys are analysed again.`);
+      await reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <>
+      <div className="page-heading">
+        <h1>Expectations</h1>
+      </div>
+      <p className="muted">What a journey of an entity type should look like. A journey past its deadline without its final step, or with a longer gap between steps, is overdue; one that reaches its final step without a required step skipped it.</p>
+      <ErrorMessage error={error} />
+      {items === null ? <Loading what="expectations" /> : null}
+      {items && items.length > 0 ? (
+        <table className="settings-table">
+          <caption>Saved expectations</caption>
+          <thead>
+            <tr>
+              <th scope="col">Entity type</th>
+              <th scope="col">Steps</th>
+              <th scope="col">Final step</th>
+              <th scope="col">Longest gap</th>
+              <th scope="col">Deadline</th>
+              <th scope="col"><span className="visually-hidden">Edit</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((e) => (
+              <tr key={e.entityType}>
+                <td><UserText text={e.entityType} /></td>
+                <td>{e.steps.map((s) => (s.optional ? `${s.name} (optional)` : s.name)).join(' → ') || '—'}</td>
+                <td><UserText text={e.finalStep} /></td>
+                <td>{e.maxGapSeconds === null ? '—' : `${e.maxGapSeconds} s`}</td>
+                <td>{e.deadlineSeconds === null ? '—' : `${e.deadlineSeconds} s`}</td>
+                <td>
+                  <button type="button" className="link-button" onClick={() => setDraft(draftOf(e.entityType, e))}>
+                    Edit <span className="visually-hidden"><UserText text={e.entityType} /></span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {items && items.length === 0 ? <p role="status">No expectation yet.</p> : null}
+      <form className="card expectation-form" onSubmit={save} aria-label="Expectation">
+        <h2>Set an expectation</h2>
+        <label>
+          Entity type
+          <input {...field('entityType')} required />
+        </label>
+        <button type="button" onClick={suggest} disabled={draft.entityType.trim() === ''}>
+          Suggest from history
+        </button>
+        <label>
+          Steps in order (one per line)
+          <textarea {...field('steps')} rows={6} />
+        </label>
+        <label>
+          Optional steps (one per line)
+          <textarea {...field('optional')} rows={2} />
+        </label>
+        <label>
+          Final step
+          <input {...field('finalStep')} required />
+        </label>
+        <label>
+          Longest gap between steps (seconds)
+          <input {...field('maxGapSeconds')} inputMode="numeric" />
+        </label>
+        <label>
+          Deadline for the whole journey (seconds)
+          <input {...field('deadlineSeconds')} inputMode="numeric" />
+        </label>
+        <button type="submit">Save</button>
+        {status ? <p role="status">{status}</p> : null}
+      </form>
+    </>
+  );
+}
