@@ -31,7 +31,7 @@ describe('user commands', () => {
     const cookie = await sessionOf(app, 'owner@example.com');
     expect((await app.inject({ method: 'GET', url: '/ui/api/v1/users', headers: { cookie } })).statusCode).toBe(200);
 
-    expect((await cli(['user:create', 'viewer@example.com'])).out[2]).toMatch(/^\/ui\/set-password#token=[A-Za-z0-9_-]{43}$/);
+    expect((await cli(['user:create', 'viewer@example.com'])).out[2]).toMatch(/^http:\/\/127\.0\.0\.1:8080\/ui\/set-password#token=[A-Za-z0-9_-]{43}$/);
     expect((await cli(['user:grant', 'viewer@example.com', 'cli-team', 'viewer'])).code).toBe(0);
     expect((await cli(['user:grant', 'viewer@example.com', 'cli-team', 'boss'])).code).toBe(2);
     expect((await cli(['user:grant', 'nobody@example.com', 'cli-team', 'viewer'])).code).toBe(1);
@@ -69,5 +69,19 @@ describe('user commands', () => {
     const signIn = await app.inject({ method: 'POST', url: '/ui/api/session/password', headers: SAME_ORIGIN, payload: { email: 'reset@example.com', password: 'a brand new passphrase' } });
     expect(signIn.statusCode).toBe(204);
     expect((await cli(['user:reset', 'ghost@example.com'])).code).toBe(1);
+  });
+
+  it('print the link whole on the address people use: PUBLIC_URL, else the embedded server, else the path', async () => {
+    await cli(['user:create', 'links@example.com', '--password-stdin'], PASSWORD);
+    const reset = (config: Parameters<typeof runTestCli>[1]['config'], json: boolean) =>
+      runTestCli(['user:reset', 'links@example.com', ...(json ? ['--json'] : [])], { pool: db.pool, keyring, ...(config ? { config } : {}) });
+    const published = await reset({ publicOrigin: 'https://jtrace.example.com', databaseUrl: 'postgres://db/jtrace' }, true);
+    expect(JSON.parse(published.out[0]!).url).toMatch(/^https:\/\/jtrace\.example\.com\/ui\/set-password#token=/);
+    const embedded = await reset({ publicOrigin: null, databaseUrl: null, host: '127.0.0.1', port: 8123 }, false);
+    expect(embedded.out[1]).toMatch(/^http:\/\/127\.0\.0\.1:8123\/ui\/set-password#token=/);
+    const unknown = await reset({ publicOrigin: null, databaseUrl: 'postgres://db/jtrace' }, false);
+    expect(unknown.out[0]).toContain('set PUBLIC_URL');
+    expect(unknown.out[1]).toMatch(/^\/ui\/set-password#token=/);
+    expect(JSON.parse((await reset({ publicOrigin: null, databaseUrl: 'postgres://db/jtrace' }, true)).out[0]!).url).toBeNull();
   });
 });

@@ -6,15 +6,34 @@ import { AppError } from '../../http/errors.ts';
 import { changeUser, createUser, grantRole, resetPassword, revokeRole, type PasswordLink } from '../../teams/accounts.ts';
 import { findUserByEmail, listUsers, rolesOf, type UserRow } from '../../teams/users-sql.ts';
 import { formatTimestamp } from '../../protocol/timestamps.ts';
+import type { Config } from '../../config/config.ts';
 import { UsageError } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK, type CliContext, type CliServices } from '../context.ts';
 
 const ROLE_NAMES = ['viewer', 'operator', 'admin'] as const;
 
-function linkLines(ctx: CliContext, link: PasswordLink): void {
-  ctx.io.out(`One-time link (valid until ${formatTimestamp(link.expiresAt.getTime())}); open it on your jtrace address:`);
-  ctx.io.out(link.path);
+/**
+ * The link as a person opens it: PUBLIC_URL's origin, or in embedded mode the local server's
+ * address; null when neither says where jtrace is reached (the bare path is printed then).
+ */
+export function linkUrl(config: Config, path: string): string | null {
+  if (config.publicOrigin !== null) return `${config.publicOrigin}${path}`;
+  if (config.databaseUrl !== null) return null;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}${path}`;
+}
+
+function linkLines(ctx: CliContext, link: PasswordLink, config: Config): void {
+  const url = linkUrl(config, link.path);
+  const until = formatTimestamp(link.expiresAt.getTime());
+  if (url !== null) {
+    ctx.io.out(`One-time link (valid until ${until}):`);
+    ctx.io.out(url);
+  } else {
+    ctx.io.out(`One-time link (valid until ${until}); set PUBLIC_URL to have it printed whole, or open this path on your jtrace address:`);
+    ctx.io.out(link.path);
+  }
 }
 
 /** Runs fn with the user named by e-mail, or reports there is none (exit 1). */
@@ -54,14 +73,14 @@ export const userCreate: Command = {
     }
     const name = args.values.get('--name')?.[0];
     return reported(ctx, () =>
-      ctx.withServices(async ({ pool }) => {
+      ctx.withServices(async ({ pool, config }) => {
         const input = { email: args.positionals.email!, owner: args.flags.has('--owner'), ...(name !== undefined ? { displayName: name } : {}), ...(password !== undefined ? { password } : {}) };
         const created = await createUser(pool, input, CLI_ACTOR, Date.now());
         if (args.flags.has('--json')) {
-          ctx.io.out(JSON.stringify({ id: created.user.id, email: created.user.email, owner: created.user.owner, link: created.link?.path ?? null }));
+          ctx.io.out(JSON.stringify({ id: created.user.id, email: created.user.email, owner: created.user.owner, link: created.link?.path ?? null, url: created.link ? linkUrl(config, created.link.path) : null }));
         } else {
           ctx.io.out(`created ${created.user.email}${created.user.owner ? ' (owner)' : ''}`);
-          if (created.link) linkLines(ctx, created.link);
+          if (created.link) linkLines(ctx, created.link, config);
         }
         return EXIT_OK;
       }),
@@ -156,10 +175,10 @@ export const userReset: Command = {
   summary: "end a user's sessions and print a one-time link to set a new password",
   spec: { positionals: ['email'], options: { '--json': {} } },
   async run(ctx, args) {
-    return withUser(ctx, args.positionals.email!, async ({ pool }, user) => {
+    return withUser(ctx, args.positionals.email!, async ({ pool, config }, user) => {
       const link = await resetPassword(pool, user.id, CLI_ACTOR, Date.now());
-      if (args.flags.has('--json')) ctx.io.out(JSON.stringify({ email: user.email, link: link.path, expiresAt: formatTimestamp(link.expiresAt.getTime()) }));
-      else linkLines(ctx, link);
+      if (args.flags.has('--json')) ctx.io.out(JSON.stringify({ email: user.email, link: link.path, url: linkUrl(config, link.path), expiresAt: formatTimestamp(link.expiresAt.getTime()) }));
+      else linkLines(ctx, link, config);
       return EXIT_OK;
     });
   },
