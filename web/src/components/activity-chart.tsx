@@ -28,8 +28,13 @@ export function ActivityChart({ activity, onNarrow }: { activity: Activity; onNa
   const bucketMs = activity.bucketSeconds * 1000;
   const sinceMs = Date.parse(activity.since);
   const untilMs = Date.parse(activity.until);
-  const [current, setCurrent] = useState<number | null>(null);
-  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
+  const [pointed, setCurrent] = useState<number | null>(null);
+  const [dragged, setDrag] = useState<{ from: number; to: number } | null>(null);
+  // A narrowed window arrives with other buckets while a bar is still pointed at or dragged
+  // across: an index of the previous buckets names no bar of these.
+  const inRange = (index: number) => index >= 0 && index < buckets.length;
+  const current = pointed !== null && inRange(pointed) ? pointed : null;
+  const drag = dragged && inRange(dragged.from) && inRange(dragged.to) ? dragged : null;
   const svg = useRef<SVGSVGElement>(null);
 
   const bucketEnd = (index: number) => Math.min(untilMs, Date.parse(buckets[index]!.start) + bucketMs);
