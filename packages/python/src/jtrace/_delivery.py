@@ -58,6 +58,7 @@ class Delivery:
         self.wake = threading.Condition(self.lock)
         self.queue: Deque[_Pending] = deque()
         self.queued_chars = 0
+        self.in_flight_chars = 0
         self.in_flight: List[_Pending] = []
         self.closed = False
         self.stopping = False
@@ -87,6 +88,7 @@ class Delivery:
         self.queue.clear()
         self.queued_chars = 0
         self.in_flight = []
+        self.in_flight_chars = 0
         self.flushing = 0
         self.sock = None
         fresh = empty_counters()
@@ -113,7 +115,11 @@ class Delivery:
 
     def _trim(self) -> None:
         dropped = 0
-        while len(self.queue) > self.s["max_queue_size"] or (self.queued_chars > self.s["max_queue_bytes"] and len(self.queue) > 1):
+        # The bytes bound counts the batch being sent too: it is held in memory as much as the queue.
+        # A lone event larger than the bound is still sent when nothing else is held.
+        while len(self.queue) > self.s["max_queue_size"] or (
+            self.queued_chars + self.in_flight_chars > self.s["max_queue_bytes"] and len(self.queue) > (0 if self.in_flight else 1)
+        ):
             self.queued_chars -= len(self.queue.popleft().built.json)
             dropped += 1
         self.drop(dropped, "queue_full")
@@ -171,6 +177,7 @@ class Delivery:
                         wait = interval - (now - last) if self.queue else interval
                     self.wake.wait(min(max(wait, 0.005), interval))
                 self.in_flight = batch
+                self.in_flight_chars = sum(len(item.built.json) for item in batch)
                 self.counters["in_flight"] = len(batch)
                 self.counters["requests"] += 1
                 for item in batch:
@@ -180,6 +187,7 @@ class Delivery:
             with self.lock:
                 if self.in_flight is batch:
                     self.in_flight = []
+                    self.in_flight_chars = 0
                     self.counters["in_flight"] = 0
                     if self.closed:
                         self.drop(len(batch), "shutdown")
@@ -333,6 +341,7 @@ class Delivery:
             # Events of a request still under way are counted now; its late answer is ignored.
             self.drop(len(self.in_flight), "shutdown")
             self.in_flight = []
+            self.in_flight_chars = 0
             self.counters["in_flight"] = 0
             self.drop(len(self.queue), "shutdown")
             self.queue.clear()
