@@ -22,6 +22,28 @@ export function isStorableText(text: string): boolean {
   return !hasNul(text) && isWellFormedText(text);
 }
 
+/** The path of the first string or key (document order, a key before its value) that `accepts` refuses. */
+function findRefusedText(value: unknown, basePath: string, accepts: (text: string) => boolean): string | null {
+  if (typeof value === 'string') return accepts(value) ? null : basePath;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findRefusedText(value[i], joinPath(basePath, String(i)), accepts);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const path = joinPath(basePath, key);
+      if (!accepts(key)) return path;
+      const found = findRefusedText(record[key], path, accepts);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
 /**
  * The path of the first string or key (document order, a key before its value) holding U+0000
  * or an unpaired surrogate, or null when the whole value is storable. Paths use the detail
@@ -29,46 +51,12 @@ export function isStorableText(text: string): boolean {
  * returns `basePath` itself, "" by default.
  */
 export function findUnstorable(value: unknown, basePath = ''): string | null {
-  if (typeof value === 'string') return isStorableText(value) ? null : basePath;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findUnstorable(value[i], joinPath(basePath, String(i)));
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const path = joinPath(basePath, key);
-      if (!isStorableText(key)) return path;
-      const found = findUnstorable(record[key], path);
-      if (found !== null) return found;
-    }
-  }
-  return null;
+  return findRefusedText(value, basePath, isStorableText);
 }
 
 /** The path of the first string or key holding an unpaired surrogate (NUL allowed), or null. */
 export function findUnencodable(value: unknown, basePath = ''): string | null {
-  if (typeof value === 'string') return isWellFormedText(value) ? null : basePath;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findUnencodable(value[i], joinPath(basePath, String(i)));
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const path = joinPath(basePath, key);
-      if (!isWellFormedText(key)) return path;
-      const found = findUnencodable(record[key], path);
-      if (found !== null) return found;
-    }
-  }
-  return null;
+  return findRefusedText(value, basePath, isWellFormedText);
 }
 
 /** What capture keeps of an event's open parts, as it is stored (null: absent or dropped). */
