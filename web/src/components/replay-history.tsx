@@ -5,6 +5,7 @@ import { request, type ReplayRun } from '../api.ts';
 import { formatDuration, formatPreciseTime } from '../lib/format.ts';
 import { ErrorMessage } from './common.tsx';
 import { DiffTable } from './diff-table.tsx';
+import { HeadersTable } from './headers-table.tsx';
 import { UserText } from './user-text.tsx';
 
 export function ReplayHistory({ projectId, eventId, revision }: { projectId: string; eventId: string; revision: string | null }) {
@@ -32,23 +33,7 @@ export function ReplayHistory({ projectId, eventId, revision }: { projectId: str
                   <UserText text={run.error} />
                 </p>
               ) : null}
-              <table className="headers">
-                <caption>Headers sent</caption>
-                <tbody>
-                  {Object.entries(run.requestHeaders).map(([name, value]) => (
-                    <tr key={name}>
-                      <th scope="row">
-                        <UserText text={name} />
-                      </th>
-                      <td>
-                        <code>
-                          <UserText text={value} />
-                        </code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <HeadersTable headers={run.requestHeaders} caption="Headers sent" />
               {run.comparison === null ? (
                 <p className="muted">No comparison: the run did not complete or the event recorded no output.</p>
               ) : (

@@ -4,6 +4,7 @@ import { request, type Destination, type EventDetail, type Project, type NewDest
 import { formatDuration, formatJson } from '../lib/format.ts';
 import { Command, EmptyState, ErrorMessage } from './common.tsx';
 import { DiffTable } from './diff-table.tsx';
+import { HeadersTable } from './headers-table.tsx';
 import { ReplayHistory } from './replay-history.tsx';
 import { UserText } from './user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
@@ -100,23 +101,7 @@ export function ReplayPanel({ project, event }: { project: Project; event: Event
               {preview.method} <UserText text={preview.url} />
             </code>
           </p>
-          <table className="headers">
-            <caption>Headers</caption>
-            <tbody>
-              {Object.entries(preview.headers).map(([name, value]) => (
-                <tr key={name}>
-                  <th scope="row">
-                    <UserText text={name} />
-                  </th>
-                  <td>
-                    <code>
-                      <UserText text={value} />
-                    </code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <HeadersTable headers={preview.headers} caption="Headers" />
           <pre tabIndex={0}>{formatBody(preview.body)}</pre>
           <button type="button" onClick={send} disabled={busy}>
             Send replay
