@@ -31,6 +31,7 @@ import { registerTeamRoutes } from './teams/routes.ts';
 import type { ReplayDeps } from './replay/replays.ts';
 import { registerWebInterface } from './web/web-interface.ts';
 import { registerAlertRoutes } from './alerts/routes.ts';
+import { registerAuditTrailRoutes } from './audit-trail/routes.ts';
 import { registerFindingsRoutes } from './findings/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
@@ -206,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerFindingsRoutes(scope, { auth: scopeAuth, metrics: deps.metrics });
     registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
+    registerAuditTrailRoutes(scope, { auth: scopeAuth });
   };
   registerApiRoutes(app, auth);
   await registerWebInterface(app, {

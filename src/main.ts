@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     },
     () => undefined,
   );
-  const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs });
+  const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs, auditRetentionDays: config.auditRetentionDays });
   // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
   const analyzer = config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics }) : null;
   // Alerts are opt-in: with no rule nothing is queued, so nothing is sent (docs/alerts.md).

@@ -76,6 +76,11 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'GET /v1/replay-destinations': operator,
   'POST /v1/replay-destinations': admin,
   'DELETE /v1/replay-destinations/:destinationId': admin,
+  'PATCH /v1/replay-destinations/:destinationId': admin,
+  'POST /v1/replay-destinations/url-check': admin,
+  // Project admins read their projects' rows; owners and the admin token every row (docs/roles.md).
+  'GET /v1/audit-log': admin,
+  'GET /v1/audit-log.csv': admin,
   'GET /v1/projects/:projectId/members': admin,
   'PUT /v1/projects/:projectId/members/:userId': admin,
   'DELETE /v1/projects/:projectId/members/:userId': admin,

@@ -48,6 +48,8 @@ export interface Config {
   replayAllowedHosts: string[] | null;
   trustedProxyCount: number;
   retentionSweepIntervalMs: number;
+  /** AUDIT_RETENTION_DAYS: audit, settings-history and account rows older than this are swept; 0 keeps them. */
+  auditRetentionDays: number;
   logLevel: (typeof LOG_LEVELS)[number];
   /** OTLP_ENABLED: serve POST /v1/traces and /v1/logs (docs/otlp.md). */
   otlpEnabled: boolean;
@@ -123,6 +125,7 @@ const VARIABLES = {
   REPLAY_ALLOWED_HOSTS: variable(text()),
   TRUSTED_PROXY_COUNT: variable(wholeNumber(0, 64).default(0)),
   RETENTION_SWEEP_INTERVAL_MS: variable(wholeNumber(1000, 2_147_483_647).default(3_600_000)),
+  AUDIT_RETENTION_DAYS: variable(wholeNumber(0, 36_500).default(365)),
   LOG_LEVEL: variable(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info')),
   EMBEDDED_PG_PORT: variable(port().default(DEFAULT_EMBEDDED_PG_PORT)),
   JTRACE_DATA_DIR: variable(z.string().default(DEFAULT_DATA_DIR)),
@@ -280,6 +283,7 @@ export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = 
 hostList(vars.REPLAY_ALLOWED_HOSTS),
     trustedProxyCount: vars.TRUSTED_PROXY_COUNT,
     retentionSweepIntervalMs: vars.RETENTION_SWEEP_INTERVAL_MS,
+    auditRetentionDays: vars.AUDIT_RETENTION_DAYS,
     logLevel: vars.LOG_LEVEL,
     publicOrigin: parsePublicUrl(vars.PUBLIC_URL),
     embeddedPgPort: vars.EMBEDDED_PG_PORT,

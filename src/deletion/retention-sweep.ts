@@ -5,6 +5,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import { RETENTION_LOCK_KEY, trySessionLock, type HeldLock } from '../db/advisory-lock.ts';
 import { deleteByLastEventBatch, liftStatementTimeout, listRetentionEnvironments } from './deletion-sql.ts';
 import { DELETION_BATCH_SIZE } from './limits.ts';
+import { AUDIT_TRAIL_TABLES, deleteOldTrailBatch } from './audit-retention-sql.ts';
 
 /**
  * The retention sweep (interface spec section 8): every environment's journeys whose last event
@@ -20,6 +21,8 @@ export interface SweepResult {
   journeysDeleted: number;
   batches: number;
   environmentsExamined: number;
+  /** Audit, settings-history and account rows older than AUDIT_RETENTION_DAYS. */
+  auditRowsDeleted: number;
   durationMs: number;
 }
 
@@ -29,6 +32,8 @@ export interface RetentionSweeperDeps {
   metrics: Pick<Metrics, 'retentionRuns' | 'retentionDeleted' | 'retentionLastSuccess'>;
   /** Time between the end of one sweep and the start of the next (RETENTION_SWEEP_INTERVAL_MS). */
   intervalMs: number;
+  /** AUDIT_RETENTION_DAYS: the trails' rows older than this go too; 0 or omitted keeps them. */
+  auditRetentionDays?: number;
   /** Milliseconds since the epoch: the retention cut-off is measured from it. */
   now?: () => number;
   /** Delay before the first sweep; defaults to the interval, at most one minute. */
@@ -58,6 +63,7 @@ interface Tally {
   journeysDeleted: number;
   batches: number;
   environmentsExamined: number;
+  auditRowsDeleted: number;
 }
 
 export function startRetentionSweeper(deps: RetentionSweeperDeps): RetentionSweeper {
@@ -67,7 +73,7 @@ export function startRetentionSweeper(deps: RetentionSweeperDeps): RetentionSwee
 
   const runOnce = (): Promise<SweepResult> => {
     // After stop() nothing starts and nothing is counted: the process is on its way out.
-    if (stopping) return Promise.resolve({ outcome: 'stopped_early', journeysDeleted: 0, batches: 0, environmentsExamined: 0, durationMs: 0 });
+    if (stopping) return Promise.resolve({ outcome: 'stopped_early', journeysDeleted: 0, batches: 0, environmentsExamined: 0, auditRowsDeleted: 0, durationMs: 0 });
     running ??= sweep(deps, () => stopping).finally(() => {
       running = null;
     });
@@ -97,12 +103,13 @@ export function startRetentionSweeper(deps: RetentionSweeperDeps): RetentionSwee
 
 async function sweep(deps: RetentionSweeperDeps, shouldStop: () => boolean): Promise<SweepResult> {
   const started = performance.now();
-  const tally: Tally = { journeysDeleted: 0, batches: 0, environmentsExamined: 0 };
+  const tally: Tally = { journeysDeleted: 0, batches: 0, environmentsExamined: 0, auditRowsDeleted: 0 };
   let outcome: SweepOutcome;
   let lock: HeldLock | null = null;
   try {
     lock = await trySessionLock(deps.pool, RETENTION_LOCK_KEY);
     outcome = lock === null ? 'locked' : await sweepEnvironments(deps, lock, shouldStop, tally);
+    if (outcome === 'completed' && lock !== null) outcome = await sweepAuditTrails(deps, lock, shouldStop, tally);
   } catch (error) {
     outcome = 'failed';
     // Only the class: database error text may quote values.
@@ -113,9 +120,9 @@ async function sweep(deps: RetentionSweeperDeps, shouldStop: () => boolean): Pro
   const result: SweepResult = { outcome, ...tally, durationMs: Math.round(performance.now() - started) };
   deps.metrics.retentionRuns.inc({ outcome });
   if (outcome === 'completed') deps.metrics.retentionLastSuccess.set((deps.now ?? Date.now)() / 1000);
-  if (result.journeysDeleted > 0) {
-    const { journeysDeleted, batches, environmentsExamined, durationMs } = result;
-    deps.logger.info({ outcome, journeysDeleted, batches, environmentsExamined, durationMs }, 'retention sweep');
+  if (result.journeysDeleted > 0 || result.auditRowsDeleted > 0) {
+    const { journeysDeleted, batches, environmentsExamined, auditRowsDeleted, durationMs } = result;
+    deps.logger.info({ outcome, journeysDeleted, batches, environmentsExamined, auditRowsDeleted, durationMs }, 'retention sweep');
   }
   return result;
 }
@@ -145,6 +152,30 @@ async function sweepEnvironments(
       tally.journeysDeleted += deleted.journeys;
       deps.metrics.retentionDeleted.inc(deleted.journeys);
       if (deleted.candidates < limit) break;
+    }
+  }
+  return 'completed';
+}
+
+/**
+ * AUDIT_RETENTION_DAYS: audit, settings-history and account rows older than the cut-off, in
+ * batches of their own transactions, under the same lock. 0 keeps every row.
+ */
+async function sweepAuditTrails(deps: RetentionSweeperDeps, lock: HeldLock, shouldStop: () => boolean, tally: Tally): Promise<SweepOutcome> {
+  const days = deps.auditRetentionDays ?? 0;
+  if (days <= 0) return 'completed';
+  const cutoff = new Date((deps.now ?? Date.now)() - days * DAY_MS);
+  const limit = deps.batchSize ?? DELETION_BATCH_SIZE;
+  for (const table of AUDIT_TRAIL_TABLES) {
+    for (;;) {
+      if (shouldStop()) return 'stopped_early';
+      if (!(await lock.isHeld())) throw new LockLostError('the retention lock was lost');
+      const deleted = await withTransaction(deps.pool, async (client) => {
+        await liftStatementTimeout(client);
+        return deleteOldTrailBatch(client, table, cutoff, limit);
+      });
+      tally.auditRowsDeleted += deleted;
+      if (deleted < limit) break;
     }
   }
   return 'completed';

@@ -2,6 +2,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { CLI_ACTOR, writeAudit, type AuditActor } from '../audit/audit-log.ts';
+import { recordSettingsChange } from '../audit/settings-history.ts';
 import { codePointLength, hasNul, isUuid } from '../protocol/identifiers.ts';
 import { encryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
@@ -30,6 +31,8 @@ export interface DestinationView {
   headerNames: string[];
   disabled: boolean;
   createdAt: string;
+  /** Replay runs sent to it, which a delete removes with it. */
+  runCount: number;
 }
 
 export function destinationView(row: DestinationRow): DestinationView {
@@ -41,6 +44,7 @@ export function destinationView(row: DestinationRow): DestinationView {
     headerNames: row.header_names,
     disabled: row.disabled,
     createdAt: formatTimestamp(row.created_at.getTime()),
+    runCount: row.run_count,
   };
 }
 
@@ -110,14 +114,29 @@ export async function deleteDestination(pool: Pool, projectId: string, id: strin
   });
 }
 
-/** destination:disable / destination:enable; no audit row (section 6 lists none). */
+/**
+ * destination:disable / destination:enable and the PATCH route's `disabled`: no audit row
+ * (section 6 lists none), a history row when the flag changes (none when it already held).
+ */
 export async function setDestinationDisabled(
-  db: Queryable,
+  pool: Pool,
   projectId: string,
   id: string,
   disabled: boolean,
+  actor: AuditActor = CLI_ACTOR,
 ): Promise<DestinationView | null> {
   if (!isUuid(id)) return null;
-  const row = await setDestinationDisabledRow(db, projectId, id, disabled);
-  return row === null ? null : destinationView(row);
+  return withTransaction(pool, async (client) => {
+    const current = await findDestinationRow(client, projectId, id, true);
+    if (current === null) return null;
+    if (current.disabled === disabled) return destinationView(current);
+    const row = (await setDestinationDisabledRow(client, projectId, id, disabled))!;
+    await recordSettingsChange(
+      client,
+      projectId,
+      { action: disabled ? 'replay_destination.disabled' : 'replay_destination.enabled', subject: row.id, before: { disabled: !disabled }, after: { disabled } },
+      actor,
+    );
+    return destinationView(row);
+  });
 }

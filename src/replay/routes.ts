@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { adminBeforeBody, requestActor, requireAdminProject, type AuthContext } from '../auth/credentials.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
-import { destinationSchema, replayRunSchema } from '../http/answer-schemas/replay.ts';
+import { destinationSchema, replayRunSchema, urlCheckSchema } from '../http/answer-schemas/replay.ts';
+import { invalidBody, issueDetails } from '../http/body-fields.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { destinationBodySchema, parseNewDestination } from './destination-input.ts';
+import { destinationPatchSchema, parseDestinationPatch, updateDestination } from './destination-edit.ts';
+import { checkBaseUrl, urlCheckBodySchema } from './url-check.ts';
 import { classifyDestinationId, createDestination, deleteDestination, listDestinations } from './destinations.ts';
 import { parseReplayInput, replayBodySchema } from './replay-input.ts';
 import { createReplay, getReplay, type ReplayDeps } from './replays.ts';
@@ -75,6 +78,50 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
       const deleted = kind === 'uuid' ? await deleteDestination(deps.pool, projectId, id.toLowerCase(), await requestActor(request, deps.auth)) : null;
       if (deleted === null) throw errors.notFound('The replay destination was not found.');
       return reply.status(204).send();
+    },
+  });
+
+  defineRoute(app, {
+    method: 'PATCH',
+    // The credential is checked before any body is read (docs/hostile-input.md).
+    options: { preParsing: adminBeforeBody(deps.auth) },
+    url: '/v1/replay-destinations/:destinationId',
+    contract: {
+      ...admin,
+      summary: 'Edit a replay destination (name, base URL, headers as a merge patch, disabled)',
+      body: { schema: destinationPatchSchema },
+      answers: { 200: { description: 'The destination as edited; header values are never returned.', schema: dataOf(destinationSchema) } },
+      errors: [...adminErrors, ...bodyErrors, 'not_found', 'parameter_too_long', 'key_superseded'],
+    },
+    handler: async (request, _reply, { credential: projectId }) => {
+      const id = (request.params as { destinationId: string }).destinationId;
+      if (classifyDestinationId(id) === 'invalid') {
+        throw errors.invalidRequest('destinationId', 'The destination id holds a NUL character or is longer than 512 characters.');
+      }
+      if (request.body === undefined) throw errors.invalidRequest('', 'The request needs a JSON body.');
+      const patch = parseDestinationPatch(request.body);
+      const edited = await updateDestination(deps.pool, deps.keyring, projectId, id.toLowerCase(), patch, await requestActor(request, deps.auth));
+      if (edited === null) throw errors.notFound('The replay destination was not found.');
+      return { data: edited };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    options: { preParsing: adminBeforeBody(deps.auth) },
+    url: '/v1/replay-destinations/url-check',
+    contract: {
+      ...admin,
+      summary: 'Check a base URL against the replay URL policy without storing anything',
+      body: { schema: urlCheckBodySchema },
+      answers: { 200: { description: 'The problems a create or edit would refuse it for, and whether its host is allowed.', schema: dataOf(urlCheckSchema) } },
+      errors: [...adminErrors, ...bodyErrors],
+    },
+    handler: async (request, _reply) => {
+      if (request.body === undefined) throw errors.invalidRequest('', 'The request needs a JSON body.');
+      const parsed = urlCheckBodySchema.safeParse(request.body);
+      if (!parsed.success) throw invalidBody(issueDetails(parsed.error.issues));
+      return { data: checkBaseUrl(parsed.data.baseUrl, deps.allowedHosts) };
     },
   });
 

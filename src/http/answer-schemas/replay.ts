@@ -14,6 +14,7 @@ export const destinationSchema = z
     headerNames: z.array(z.string()).describe('Names of the configured headers; their values are never returned.'),
     disabled: z.boolean(),
     createdAt: timestampSchema,
+    runCount: z.int().nonnegative().describe('Replay runs sent to it; deleting the destination removes them.'),
   })
   .meta({ id: 'ReplayDestination', description: 'A replay destination; header values are never returned.' });
 
@@ -49,3 +50,11 @@ export const replayPreviewSchema = z
     blocked: blockedReasonSchema.nullable().describe('Set when a send would be stored as a blocked run.'),
   })
   .meta({ id: 'ReplayPreview', description: 'What a replay would send; nothing is sent or stored.' });
+
+export const urlCheckSchema = z
+  .strictObject({
+    baseUrl: z.string().nullable().describe('The form that would be stored; null when the URL is refused.'),
+    problems: z.array(z.strictObject({ path: z.string(), message: z.string() })).describe('Why a create or edit would refuse it; empty when none.'),
+    hostAllowed: z.boolean().nullable().describe('Whether REPLAY_ALLOWED_HOSTS lets replays reach the host; null when the URL is refused.'),
+  })
+  .meta({ id: 'ReplayUrlCheck', description: 'A base URL checked against the replay URL policy; nothing is stored.' });
