@@ -152,6 +152,9 @@ async function exerciseApi(prefix: '' | '/ui/api', headers: Record<string, strin
   const blocked = await destination(`blocked ${tag}`, 'http://localhost:9');
   const refused = await destination(`refused ${tag}`, `http://127.0.0.1:${closedPort}`);
   await call('GET', '/v1/replay-destinations');
+  await call('PATCH', '/v1/replay-destinations/:destinationId', { url: `/v1/replay-destinations/${blocked}`, payload: { name: `blocked ${tag} edited`, headers: { 'x-extra': 'another-secret' } } });
+  await call('POST', '/v1/replay-destinations/url-check', { payload: { baseUrl: 'http://user@example.com' } });
+  await call('POST', '/v1/replay-destinations/url-check', { payload: { baseUrl: target.origin } });
   const replay = (destinationId: string, status: number) => call('POST', '/v1/replays', { payload: { eventId: `${tag}-a1`, destinationId, path: '/contacts' }, status });
   const completed = await replay(reached, 200);
   expect(completed.json().data.comparison).toEqual(expect.any(Array));
@@ -162,6 +165,7 @@ async function exerciseApi(prefix: '' | '/ui/api', headers: Record<string, strin
   await call('POST', '/v1/erasures', { payload: { value: `erase-${tag}`, dryRun: true } });
   const erased = await call('POST', '/v1/erasures', { payload: { value: `erase-${tag}` } });
   expect(erased.json().data).toMatchObject({ deletedJourneys: 1, complete: true });
+  await call('GET', '/v1/audit-log', { url: '/v1/audit-log?limit=100' });
   return { reached };
 }
 

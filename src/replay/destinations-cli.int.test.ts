@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAudit } from '../audit/audit-log.ts';
+import { listSettingsChanges } from '../audit/settings-history.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { runTestCli } from '../../test/helpers/cli.ts';
@@ -56,6 +57,15 @@ describe('destination:disable and destination:enable', () => {
     expect((await cli('destination:enable', acme.projectId, destination.id.toUpperCase())).code).toBe(0);
     expect(await disabled(destination.id)).toBe(false);
     expect((await replay(app, acme.projectId, { eventId, destinationId: destination.id, path: '/' })).statusCode).toBe(200);
+
+    // Each toggle is a settings change by the CLI; a toggle to the state it holds records nothing.
+    expect((await cli('destination:enable', 'acme', destination.id)).code).toBe(0);
+    const history = (await listSettingsChanges(db.pool, acme.projectId)).filter((row) => row.subject === destination.id);
+    expect(history.map((row) => [row.action, row.before, row.after, row.actor.kind])).toEqual([
+      ['replay_destination.enabled', { disabled: true }, { disabled: false }, 'cli'],
+      ['replay_destination.disabled', { disabled: false }, { disabled: true }, 'cli'],
+    ]);
+    expect((await listAudit(db.pool, acme.projectId)).map((row) => row.action)).not.toContain('replay_destination.disabled');
   });
 
   it('exits 1 for an unknown project or destination, or one of another project', async () => {
