@@ -152,6 +152,7 @@ async function exerciseApi(prefix: '' | '/ui/api', headers: Record<string, strin
   const blocked = await destination(`blocked ${tag}`, 'http://localhost:9');
   const refused = await destination(`refused ${tag}`, `http://127.0.0.1:${closedPort}`);
   await call('GET', '/v1/replay-destinations');
+  await call('GET', '/v1/replay-destinations', { url: '/v1/replay-destinations?include=runCount' });
   await call('PATCH', '/v1/replay-destinations/:destinationId', { url: `/v1/replay-destinations/${blocked}`, payload: { name: `blocked ${tag} edited`, headers: { 'x-extra': 'another-secret' } } });
   await call('POST', '/v1/replay-destinations/url-check', { payload: { baseUrl: 'http://user@example.com' } });
   await call('POST', '/v1/replay-destinations/url-check', { payload: { baseUrl: target.origin } });
@@ -265,7 +266,8 @@ describe('answers match the schemas their routes declare', () => {
     expect(check.checkedAnswers().filter((answer) => / 2\d\d$/.test(answer))).toEqual([...declared].sort());
     // The blocked replay's 422 carries a run too, on both copies of the route.
     expect(check.checkedAnswers().filter((answer) => / 422$/.test(answer))).toEqual(['POST /ui/api/v1/replays 422', 'POST /v1/replays 422']);
-    // The accounts' routes (9 on each copy), the replay runs of an event (interface only), findings and alerts (8 on each copy).
-    expect(declared).toHaveLength(76);
+    // The accounts' routes (9 on each copy), the replay runs of an event (interface only), findings and alerts (8 on each copy),
+    // destination edit, URL check and audit log (3 on each copy).
+    expect(declared).toHaveLength(82);
   });
 });

@@ -68,7 +68,8 @@ describe('PATCH /v1/replay-destinations/:destinationId', () => {
       headers: { 'X-Tenant': NEW_SECRET, 'x-drop': null },
     });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json().data).toMatchObject({ id: created.id, name: 'orders v2', baseUrl: `${target.origin}/new`, headerNames: ['Authorization', 'X-Tenant'], disabled: false, runCount: 0 });
+    expect(response.json().data).toMatchObject({ id: created.id, name: 'orders v2', baseUrl: `${target.origin}/new`, headerNames: ['Authorization', 'X-Tenant'], disabled: false });
+    expect(response.json().data).not.toHaveProperty('runCount');
     expect(response.body).not.toContain('kept-secret');
     expect(response.body).not.toContain(NEW_SECRET);
 
@@ -92,8 +93,13 @@ describe('PATCH /v1/replay-destinations/:destinationId', () => {
     expect(JSON.stringify(row)).not.toMatch(/secret-value|dropped-value/);
     // Edits write no audit row (section 6 lists none).
     expect(await listAudit(db.pool, acme.projectId)).toEqual(auditBefore);
-    const listed = await app.inject({ method: 'GET', url: '/v1/replay-destinations', headers: admin(acme.projectId) });
+    // The run count a delete would remove is opt-in: the spec's item shape stays as it is.
+    const listed = await app.inject({ method: 'GET', url: '/v1/replay-destinations?include=runCount', headers: admin(acme.projectId) });
     expect(listed.json().data.items.find((d: { id: string }) => d.id === created.id).runCount).toBe(1);
+    const plain = await app.inject({ method: 'GET', url: '/v1/replay-destinations', headers: admin(acme.projectId) });
+    expect(plain.json().data.items.every((d: object) => !('runCount' in d))).toBe(true);
+    const wrong = await app.inject({ method: 'GET', url: '/v1/replay-destinations?include=headers', headers: admin(acme.projectId) });
+    expect([wrong.statusCode, wrong.json().error.code]).toEqual([400, 'invalid_query']);
   });
 
   it('replaces a value by its name in any case, and records a value change with the same names', async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { adminBeforeBody, requestActor, requireAdminProject, type AuthContext } from '../auth/credentials.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
-import { destinationSchema, replayRunSchema, urlCheckSchema } from '../http/answer-schemas/replay.ts';
+import { destinationListItemSchema, destinationSchema, replayRunSchema, urlCheckSchema } from '../http/answer-schemas/replay.ts';
 import { invalidBody, issueDetails } from '../http/body-fields.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
@@ -52,10 +52,15 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
     contract: {
       ...admin,
       summary: 'List replay destinations',
-      answers: { 200: { description: 'The destinations of the project.', schema: dataOf(itemsOf(destinationSchema)) } },
+      // Opt-in, so the spec's item shape is unchanged for every client that does not ask.
+      query: { include: 'runCount: each item also carries the number of replay runs a delete would remove.' },
+      answers: { 200: { description: 'The destinations of the project.', schema: dataOf(itemsOf(destinationListItemSchema)) } },
       errors: adminErrors,
     },
-    handler: async (_request, _reply, { credential: projectId }) => ({ data: { items: await listDestinations(deps.pool, projectId) } }),
+    handler: async (_request, _reply, { credential: projectId, query }) => {
+      if (query.include !== undefined && query.include !== 'runCount') throw errors.invalidQuery('include', 'include must be runCount.');
+      return { data: { items: await listDestinations(deps.pool, projectId, query.include === 'runCount') } };
+    },
   });
 
   defineRoute(app, {

@@ -14,9 +14,13 @@ export const destinationSchema = z
     headerNames: z.array(z.string()).describe('Names of the configured headers; their values are never returned.'),
     disabled: z.boolean(),
     createdAt: timestampSchema,
-    runCount: z.int().nonnegative().describe('Replay runs sent to it; deleting the destination removes them.'),
   })
   .meta({ id: 'ReplayDestination', description: 'A replay destination; header values are never returned.' });
+
+/** A list item: the destination, and its run count when the list was asked for it. */
+export const destinationListItemSchema = destinationSchema
+  .extend({ runCount: z.int().nonnegative().optional().describe('With include=runCount only: replay runs sent to it, which a delete removes.') })
+  .meta({ id: 'ReplayDestinationListItem', description: 'A replay destination as listed; header values are never returned.' });
 
 export const replayRunSchema = z
   .strictObject({
