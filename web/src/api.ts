@@ -2,7 +2,8 @@
 
 import type { z } from 'zod';
 import type { followedFieldSchema, journeyChangesSchema, journeyComparisonSchema, readDiffSchema } from '../../src/http/answer-schemas/forensics.ts';
-import type { destinationSchema, replayPreviewSchema, replayRunSchema } from '../../src/http/answer-schemas/replay.ts';
+import type { destinationSchema, replayPreviewSchema, replayRunSchema, urlCheckSchema } from '../../src/http/answer-schemas/replay.ts';
+import type { auditEntrySchema } from '../../src/http/answer-schemas/audit.ts';
 import type { destinationBodySchema } from '../../src/replay/destination-input.ts';
 import type { replayBodySchema } from '../../src/replay/replay-input.ts';
 import type { passwordSignInBodySchema, setPasswordBodySchema, signInBodySchema } from '../../src/web/session-input.ts';
@@ -142,3 +143,7 @@ export type AlertRule = z.output<typeof alertRuleSchema>;
 export type NewAlertRule = z.output<typeof newAlertRuleSchema>;
 export type AlertRuleRequest = z.input<typeof alertRuleInputSchema>;
 export type AlertDelivery = z.output<typeof alertDeliverySchema>;
+
+// Settings: replay destinations and the audit log.
+export type UrlCheckResult = z.output<typeof urlCheckSchema>;
+export type AuditEntry = z.output<typeof auditEntrySchema>;

@@ -4,6 +4,8 @@ import type { Project } from '../../api.ts';
 import { Link } from '../../router.tsx';
 import { UserText } from '../../components/user-text.tsx';
 import { MembersPage } from '../members.tsx';
+import { DestinationsPage } from './destinations.tsx';
+import { AuditLogPage } from './audit-log.tsx';
 import { PROJECT_SECTIONS, SettingsLayout, SettingsNotFound, settingsPlace, type SettingsPlace } from './settings-shell.tsx';
 
 export function SettingsRoute({ path, projects }: { path: string; params: URLSearchParams; projects: Project[] }) {
@@ -19,6 +21,8 @@ export function SettingsRoute({ path, projects }: { path: string; params: URLSea
 function SettingsPage({ place, projects }: { place: SettingsPlace; projects: Project[] }) {
   if (place.kind === 'projects') return <ProjectList projects={projects} />;
   if (place.kind === 'project' && place.section === 'members') return <MembersPage project={place.project} />;
+  if (place.kind === 'project' && place.section === 'destinations') return <DestinationsPage project={place.project} />;
+  if (place.kind === 'audit-log') return <AuditLogPage projects={projects} />;
   return <SettingsNotFound unknownProject={false} />;
 }
 
