@@ -1,12 +1,14 @@
 // GET /v1/audit-log and its CSV export: every trail in one keyset order, the filters, who reads
 // which rows, and the refusals in the spec's error shape.
 import type { FastifyInstance } from 'fastify';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_TOKEN, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { createKeyring } from '../crypto/keyring.ts';
 import { TEST_ENCRYPTION_KEY } from '../../test/helpers/app.ts';
 import { makePerson, sessionOf, tokenOf, SAME_ORIGIN, type TestPerson } from '../teams/test-kit.ts';
+import { MAX_EXPORT_ROWS } from './audit-trail.ts';
 
 const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
 const ADMIN = bearer(TEST_ADMIN_TOKEN);
@@ -178,5 +180,37 @@ describe('GET /v1/audit-log.csv', () => {
     const viewer = await makePerson(db.pool, { [acme.projectId]: 'viewer' });
     const token = bearer((await tokenOf(app, await sessionOf(app, viewer.email))).secret);
     expect((await app.inject({ method: 'GET', url: '/v1/audit-log.csv', headers: token })).json().error.code).toBe('forbidden');
+  });
+});
+
+describe('hostile queries', () => {
+  it('answers any query string with 200 or a 400 in the error shape, never a 500', async () => {
+    const names = fc.constantFrom('actor', 'action', 'kind', 'project', 'since', 'until', 'limit', 'cursor', 'other');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(names, fc.string({ unit: 'binary', maxLength: 40 })), { maxLength: 4 }), async (pairs) => {
+        const query = pairs.map(([name, value]) => `${name}=${encodeURIComponent(value.replace(/[\uD800-\uDFFF]/g, ''))}`).join('&');
+        for (const url of [`/v1/audit-log?${query}`, `/v1/audit-log.csv?${query}`]) {
+          const response = await app.inject({ method: 'GET', url, headers: ADMIN });
+          expect([200, 400], `${url}: ${response.body.slice(0, 200)}`).toContain(response.statusCode);
+          if (response.statusCode === 400) expect(['invalid_query', 'invalid_cursor', 'bad_url']).toContain(response.json().error.code);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('export bound', () => {
+  it(`exports at most ${MAX_EXPORT_ROWS} rows and says when more matched`, async () => {
+    await db.pool.query(
+      `INSERT INTO account_audit_log (action, details, actor_kind, created_at)
+       SELECT 'user.created', '{}', 'cli', now() - make_interval(secs => n) FROM generate_series(1, $1::int) AS n`,
+      [MAX_EXPORT_ROWS + 1],
+    );
+    const response = await app.inject({ method: 'GET', url: '/v1/audit-log.csv?kind=account&actor=cli', headers: ADMIN });
+    expect(response.headers['x-jtrace-truncated']).toBe('true');
+    expect(response.body.split('\r\n').filter(Boolean)).toHaveLength(MAX_EXPORT_ROWS + 1);
+    const fewer = await app.inject({ method: 'GET', url: `/v1/audit-log.csv?kind=account&actor=cli&since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`, headers: ADMIN });
+    expect(fewer.headers['x-jtrace-truncated']).toBe('false');
   });
 });
