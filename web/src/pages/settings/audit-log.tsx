@@ -6,6 +6,7 @@ import { API_BASE, query, request, type AuditEntry, type Page, type Project } fr
 import { ErrorMessage, Loading } from '../../components/common.tsx';
 import { UserText } from '../../components/user-text.tsx';
 import { navigate, useLocation } from '../../router.tsx';
+import { useIsOwner, useSessionInfo } from '../../roles.tsx';
 
 const FILTERS = ['actor', 'action', 'kind', 'project', 'since', 'until'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
@@ -108,6 +109,10 @@ export function AuditLogPage({ projects }: { projects: Project[] }) {
 }
 
 function FilterForm({ filters, projects }: { filters: Filters; projects: Project[] }) {
+  // A person reads the rows of the projects they administer; owners and the admin token every project's.
+  const session = useSessionInfo();
+  const owner = useIsOwner();
+  const readable = owner ? projects : projects.filter((p) => session?.projects.some((s) => s.projectId === p.id && s.role === 'admin'));
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -149,7 +154,7 @@ function FilterForm({ filters, projects }: { filters: Filters; projects: Project
         Project
         <select name="project" defaultValue={filters.project}>
           <option value="">all I administer</option>
-          {projects.map((p) => (
+          {readable.map((p) => (
             <option key={p.id} value={p.id}>
               {p.name}
             </option>
