@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { AuditActor } from '../audit/audit-log.ts';
 import { changedSettings, recordSettingsChange, type SettingsSnapshot } from '../audit/settings-history.ts';
-import { decryptField, encryptField } from '../crypto/field-encryption.ts';
+import { encryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { invalidBody, issueDetails } from '../http/body-fields.ts';
@@ -18,6 +18,7 @@ import { destinationView, type DestinationView } from './destinations.ts';
 import { findDestinationRow, updateDestinationRow, type DestinationRow } from './destinations-sql.ts';
 import { checkDestinationHeaders, type DestinationHeaders } from './header-policy.ts';
 import { MAX_DESTINATION_HEADERS } from './limits.ts';
+import { decryptHeaders } from './replays.ts';
 
 /** A header value to set, or null to remove the header. */
 const headerPatchSchema = z
@@ -72,16 +73,6 @@ function headerPatchProblems(value: unknown): { path: string; message: string }[
 /** What the history shows of a destination: never a header value, never the encrypted blob. */
 function snapshot(row: Pick<DestinationRow, 'name' | 'base_url' | 'header_names'>): SettingsSnapshot {
   return { name: row.name, baseUrl: row.base_url, headerNames: [...row.header_names] };
-}
-
-function readHeaders(keyring: Keyring, stored: string): DestinationHeaders | null {
-  const plain = decryptField(keyring, stored);
-  if (plain === null) return null;
-  try {
-    return JSON.parse(plain) as DestinationHeaders;
-  } catch {
-    return null;
-  }
 }
 
 /** The stored headers with the patch applied; names match case-insensitively, the patch's spelling wins. */
@@ -151,7 +142,7 @@ export async function updateDestination(
 function storedHeadersFor(keyring: Keyring, row: DestinationRow, patch: Record<string, string | null>): DestinationHeaders {
   const named = new Set(Object.keys(patch).map((name) => name.toLowerCase()));
   if (row.header_names.every((name) => named.has(name.toLowerCase()))) return {};
-  const current = readHeaders(keyring, row.headers_encrypted);
+  const current = decryptHeaders(keyring, row.headers_encrypted);
   if (current === null) {
     throw invalidBody([
       { path: 'headers', message: 'the stored header values cannot be decrypted under the configured keys: give every header a new value or null' },

@@ -33,7 +33,8 @@ export type BlockedReason = 'host_not_allowed' | 'headers_key_not_configured';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
-function decryptHeaders(keyring: Keyring, stored: string): DestinationHeaders | null {
+/** A destination's stored header values, or null when no configured key can read them. */
+export function decryptHeaders(keyring: Keyring, stored: string): DestinationHeaders | null {
   const plain = decryptField(keyring, stored);
   if (plain === null) return null;
   try {
