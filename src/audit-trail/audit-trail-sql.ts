@@ -32,17 +32,37 @@ export interface TrailScope {
 
 const ACTOR = 'actor_kind, actor_email, actor_key_prefix, client_address';
 
-// The kind is compared bytewise so the order cannot depend on the database's collation.
-const TRAILS = `
-  SELECT 'audit' COLLATE "C" AS kind, id, created_at, project_id, action, NULL::text AS subject, details,
-         NULL::jsonb AS before, NULL::jsonb AS after, ${ACTOR}
-    FROM audit_log
-  UNION ALL
-  SELECT 'settings' COLLATE "C", id, created_at, project_id, action, subject, NULL::jsonb, before, after, ${ACTOR}
-    FROM settings_changes
-  UNION ALL
-  SELECT 'account' COLLATE "C", id, created_at, NULL::uuid, action, NULL::text, details, NULL::jsonb, NULL::jsonb, ${ACTOR}
-    FROM account_audit_log WHERE $1::boolean`;
+/**
+ * One trail's rows after the position, newest first, at most $12. Each trail is read on its own
+ * created_at index and cut to a page before the union (the union of whole tables would sort every
+ * row for each page); the kind is constant within a trail, so (created_at, id) orders it. The
+ * kind is compared bytewise so the order cannot depend on the database's collation.
+ */
+function trailBranch(kind: string, table: string, columns: string, extra: string): string {
+  return `(SELECT '${kind}' COLLATE "C" AS kind, id, created_at, ${columns}, ${ACTOR}
+      FROM ${table}
+     WHERE ${extra}
+       AND ($3::text IS NULL OR $3 = '${kind}')
+       AND ($4::text IS NULL OR action = $4)
+       AND ($5::text IS NULL OR lower(actor_email) = $5)
+       AND ($6::text IS NULL OR actor_kind = $6)
+       AND ($7::timestamptz IS NULL OR created_at >= $7)
+       AND ($8::timestamptz IS NULL OR created_at < $8)
+       AND created_at <= COALESCE($9::timestamptz, 'infinity')
+       AND ($9::timestamptz IS NULL OR (created_at, '${kind}' COLLATE "C", id) < ($9::timestamptz, $10::text COLLATE "C", $11::int8))
+     ORDER BY created_at DESC, id DESC
+     LIMIT $12)`;
+}
+
+const TRAILS = [
+  trailBranch('audit', 'audit_log', 'project_id, action, NULL::text AS subject, details, NULL::jsonb AS before, NULL::jsonb AS after',
+    '($2::uuid[] IS NULL OR project_id = ANY($2::uuid[]))'),
+  trailBranch('settings', 'settings_changes', 'project_id, action, subject, NULL::jsonb AS details, before, after',
+    '($2::uuid[] IS NULL OR project_id = ANY($2::uuid[]))'),
+  // Account rows belong to no project: read only when every project is (owners, the admin token).
+  trailBranch('account', 'account_audit_log', 'NULL::uuid AS project_id, action, NULL::text AS subject, details, NULL::jsonb AS before, NULL::jsonb AS after',
+    '$1::boolean AND $2::uuid[] IS NULL'),
+].join('\n  UNION ALL\n  ');
 
 /** Rows matching the filters after the position, at most `limit`, newest first. */
 export async function listTrailRows(
@@ -58,14 +78,6 @@ export async function listTrailRows(
             r.action, r.subject, r.details, r.before, r.after, r.actor_kind, r.actor_email, r.actor_key_prefix, r.client_address
        FROM (${TRAILS}) r
        LEFT JOIN projects p ON p.id = r.project_id
-      WHERE ($2::uuid[] IS NULL OR r.project_id = ANY($2::uuid[]))
-        AND ($3::text IS NULL OR r.kind = $3)
-        AND ($4::text IS NULL OR r.action = $4)
-        AND ($5::text IS NULL OR lower(r.actor_email) = $5)
-        AND ($6::text IS NULL OR r.actor_kind = $6)
-        AND ($7::timestamptz IS NULL OR r.created_at >= $7)
-        AND ($8::timestamptz IS NULL OR r.created_at < $8)
-        AND ($9::timestamptz IS NULL OR (r.created_at, r.kind, r.id) < ($9::timestamptz, $10::text COLLATE "C", $11::int8))
       ORDER BY r.created_at DESC, r.kind DESC, r.id DESC
       LIMIT $12`,
     [

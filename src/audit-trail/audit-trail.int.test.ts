@@ -183,6 +183,33 @@ describe('GET /v1/audit-log.csv', () => {
   });
 });
 
+describe('rows sharing one instant', () => {
+  it('pages through them in (time, kind, id) order without repeating or skipping any', async () => {
+    const at = '2030-01-01T00:00:00Z';
+    for (let i = 0; i < 5; i++) {
+      await db.pool.query(`INSERT INTO audit_log (project_id, action, details, actor_kind, created_at) VALUES ($1, 'api_key.revoked', '{}', 'cli', $2)`, [acme.projectId, at]);
+      await db.pool.query(`INSERT INTO settings_changes (project_id, action, subject, actor_kind, created_at) VALUES ($1, 'project.renamed', 'acme', 'cli', $2)`, [acme.projectId, at]);
+      await db.pool.query(`INSERT INTO account_audit_log (action, details, actor_kind, created_at) VALUES ('user.enabled', '{}', 'cli', $1)`, [at]);
+    }
+    const range = `since=${encodeURIComponent(at)}&until=${encodeURIComponent('2030-01-02T00:00:00Z')}`;
+    const whole = (await items(`?${range}&limit=100`)).map((e) => `${e.kind}:${e.id}`);
+    expect(whole).toHaveLength(15);
+    expect(whole.slice(0, 5).every((key) => key.startsWith('settings:'))).toBe(true);
+    expect(whole.slice(10).every((key) => key.startsWith('account:'))).toBe(true);
+    const paged: string[] = [];
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const page: { items: Entry[]; nextCursor: string | null } = (await get(`?${range}&limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json().data;
+      paged.push(...page.items.map((e) => `${e.kind}:${e.id}`));
+      cursor = page.nextCursor;
+    }
+    expect(paged).toEqual(whole);
+    await db.pool.query(`DELETE FROM audit_log WHERE created_at = $1`, [at]);
+    await db.pool.query(`DELETE FROM settings_changes WHERE created_at = $1`, [at]);
+    await db.pool.query(`DELETE FROM account_audit_log WHERE created_at = $1`, [at]);
+  });
+});
+
 describe('hostile queries', () => {
   it('answers any query string with 200 or a 400 in the error shape, never a 500', async () => {
     const names = fc.constantFrom('actor', 'action', 'kind', 'project', 'since', 'until', 'limit', 'cursor', 'other');
