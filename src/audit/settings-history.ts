@@ -94,3 +94,21 @@ export async function listSettingsChanges(db: Queryable, projectId: string): Pro
     createdAt: row.created_at,
   }));
 }
+
+/** The latest changes of one subject (an environment's page shows its own), newest first. */
+export async function listSubjectChanges(
+  db: Queryable,
+  projectId: string,
+  actions: readonly SettingsChangeAction[],
+  subject: string,
+  limit: number,
+): Promise<SettingsChangeRow[]> {
+  const result = await db.query<{ id: string }>(
+    `SELECT id FROM settings_changes WHERE project_id = $1 AND action = ANY($2) AND subject = $3
+      ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [projectId, actions, subject, limit],
+  );
+  const ids = new Set(result.rows.map((row) => Number(row.id)));
+  if (ids.size === 0) return [];
+  return (await listSettingsChanges(db, projectId)).filter((row) => ids.has(row.id));
+}
