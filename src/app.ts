@@ -208,7 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerFindingsRoutes(scope, { auth: scopeAuth, metrics: deps.metrics });
     registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
-    registerSettingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, allowFullPayloadCapture: deps.config.allowFullPayloadCapture, maxEventPayloadBytes: deps.config.maxEventPayloadBytes });
+    registerSettingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, allowFullPayloadCapture: deps.config.allowFullPayloadCapture, maxEventPayloadBytes: deps.config.maxEventPayloadBytes, defaultRetentionDays: deps.config.defaultRetentionDays });
     registerInstanceRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, build: deps.build, otlpEnabled: deps.config.otlpEnabled, allowFullPayloadCapture: deps.config.allowFullPayloadCapture });
   };
   registerApiRoutes(app, auth);

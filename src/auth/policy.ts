@@ -103,6 +103,7 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'POST /v1/projects': { kind: 'owner' },
   'PATCH /v1/projects/:projectId': { kind: 'owner' },
   'GET /v1/projects/:projectId/environments': admin,
+  'POST /v1/projects/:projectId/environments': admin,
   'GET /v1/projects/:projectId/environments/:name': admin,
   'PATCH /v1/projects/:projectId/environments/:name': admin,
   'POST /v1/projects/:projectId/environments/:name/capture-preview': admin,

@@ -269,6 +269,7 @@ describe('answers match the schemas their routes declare', () => {
       await check.call('PATCH', `${prefix}/v1/projects/:projectId`, { url: `${prefix}/v1/projects/${projectId}`, headers: json, payload: { name: 'Renamed' }, status: 200 });
       const envUrl = `${prefix}/v1/projects/${project.projectId}/environments`;
       await check.call('GET', `${prefix}/v1/projects/:projectId/environments`, { url: envUrl, headers, status: 200 });
+      await check.call('POST', `${prefix}/v1/projects/:projectId/environments`, { url: envUrl, headers: json, payload: { name: `staging-${prefix.length}` }, status: 201 });
       await check.call('GET', `${prefix}/v1/projects/:projectId/environments/:name`, { url: `${envUrl}/production`, headers, status: 200 });
       await check.call('PATCH', `${prefix}/v1/projects/:projectId/environments/:name`, { url: `${envUrl}/production`, headers: json, payload: { retentionDays: 30 + prefix.length }, status: 200 });
       const settings = { captureMode: 'redacted-payload', redactionPaths: ['contact.email'], captureAllowlist: [] };
@@ -286,7 +287,7 @@ describe('answers match the schemas their routes declare', () => {
     // The blocked replay's 422 carries a run too, on both copies of the route.
     expect(check.checkedAnswers().filter((answer) => / 422$/.test(answer))).toEqual(['POST /ui/api/v1/replays 422', 'POST /v1/replays 422']);
     // The accounts' routes (9 on each copy), the replay runs of an event (interface only), findings and alerts (8 on each copy),
-    // settings of projects, environments and the instance (7 on each copy).
-    expect(declared).toHaveLength(90);
+    // settings of projects, environments and the instance (8 on each copy).
+    expect(declared).toHaveLength(92);
   });
 });

@@ -56,6 +56,16 @@ export async function ensureEnvironment(
   return (await findEnvironment(db, projectId, name))!;
 }
 
+/** A new environment in redacted-payload with no rules; null when the name is taken. */
+export async function insertEnvironment(db: Queryable, projectId: string, name: string, retentionDays: number): Promise<EnvironmentRow | null> {
+  const result = await db.query<EnvironmentRow>(
+    `INSERT INTO environments (project_id, id, name, retention_days) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (project_id, name) DO NOTHING RETURNING ${COLUMNS}`,
+    [projectId, randomUUID(), name, retentionDays],
+  );
+  return result.rows[0] ?? null;
+}
+
 export interface EnvironmentChanges {
   captureMode?: CaptureMode;
   retentionDays?: number;

@@ -61,6 +61,24 @@ export const capturePreviewSchema = z
   .refine((body) => (body.envelope === undefined) !== (body.eventId === undefined), { message: 'give either envelope or eventId', path: ['envelope'] });
 export type CapturePreviewRequest = z.input<typeof capturePreviewSchema>;
 
+/** Code points of an environment's name: what the event envelope admits (event protocol 2.2). */
+export const MAX_ENVIRONMENT_NAME_CHARS = 64;
+
+/**
+ * A new environment: its name as events will carry it, and optionally its retention (else the
+ * server's DEFAULT_RETENTION_DAYS). Blanks around the name or control characters in it would
+ * make an environment no event names by mistake, so they are refused.
+ */
+export const newEnvironmentSchema = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .refine((v) => [...v].length <= MAX_ENVIRONMENT_NAME_CHARS, `must be at most ${MAX_ENVIRONMENT_NAME_CHARS} characters`)
+    .refine((v) => v.trim() === v && !/[\u0000-\u001f\u007f]/.test(v), 'must not start or end with blanks or hold control characters'),
+  retentionDays: z.int().min(MIN_RETENTION_DAYS).max(MAX_RETENTION_DAYS).optional(),
+});
+export type NewEnvironmentRequest = z.input<typeof newEnvironmentSchema>;
+
 /** A project's slug and name (project:create, POST /v1/projects). */
 export const SLUG_RULE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const MAX_SLUG_CHARS = 64;

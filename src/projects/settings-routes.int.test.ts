@@ -192,6 +192,46 @@ describe('GET and PATCH /v1/projects/:projectId/environments/:name', () => {
   });
 });
 
+describe('POST /v1/projects/:projectId/environments', () => {
+  const create = (who: Who, payload: unknown, project = acme) => call(who, 'POST', `/v1/projects/${project.projectId}/environments`, payload);
+
+  it('lets a project admin create an environment, recorded as environment.created with no audit row', async () => {
+    const audits = await auditCount(acme.projectId);
+    const response = await create('admin', { name: 'staging' });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json().data).toMatchObject({ name: 'staging', captureMode: 'redacted-payload', retentionDays: 30, redactionPaths: [], captureAllowlist: [] });
+    expect(response.json().data.history[0]).toMatchObject({
+      action: 'environment.created',
+      subject: 'staging',
+      before: null,
+      after: { captureMode: 'redacted-payload', retentionDays: 30, redactionPaths: [], captureAllowlist: [] },
+    });
+    expect((await create('admin', { name: 'eu', retentionDays: 90 })).json().data.retentionDays).toBe(90);
+    expect(await auditCount(acme.projectId)).toBe(audits);
+    // A key of the new environment can ingest into it.
+    const run = await runTestCli(['key:create', 'acme', 'staging', 'worker', '--json'], { pool: db.pool, keyring });
+    const apiKey = JSON.parse(run.out[0]!).apiKey as string;
+    expect((await app.inject({ method: 'POST', url: '/v1/events', headers: bearer(apiKey), payload: testEnvelope({ environment: 'staging' }) })).statusCode).toBe(202);
+  });
+
+  it('refuses a taken name with 409 environment_exists and bad names with 400 invalid_request', async () => {
+    expectCode(await create('admin', { name: 'production' }), 409, 'environment_exists');
+    for (const name of ['', ' padded', 'tab\there', 'x'.repeat(65)]) {
+      const response = await create('admin', { name });
+      expectCode(response, 400, 'invalid_request');
+      expect(response.json().error.details[0].path).toBe('name');
+    }
+    expect((await create('admin', { name: '\u{1F600}'.repeat(64) })).statusCode).toBe(201);
+    expectCode(await create('admin', { name: 'x', retentionDays: 0 }), 400, 'invalid_request');
+  });
+
+  it('refuses viewers and operators with 403 forbidden, and an admin of another project as an unknown project', async () => {
+    expectCode(await create('viewer', { name: 'v' }), 403, 'forbidden');
+    expectCode(await create('operator', { name: 'o' }), 403, 'forbidden');
+    expectCode(await create('otherAdmin', { name: 'x' }), 404, 'project_not_found');
+  });
+});
+
 describe('POST /v1/projects/:projectId/environments/:name/capture-preview', () => {
   const settings = { captureMode: 'redacted-payload', redactionPaths: ['customer.email'], captureAllowlist: [] };
 

@@ -18,8 +18,8 @@ import { formatTimestamp } from '../protocol/timestamps.ts';
 import { getEventDetail } from '../query/details.ts';
 import { findEnvironment, listEnvironments, recentEvents, type EnvironmentRow } from './environments-sql.ts';
 import { findProjectById, findProjectBySlug } from './projects-sql.ts';
-import { changeEnvironment, createProjectRecorded, renameProjectRecorded } from './settings.ts';
-import { capturePreviewSchema, environmentChangeSchema, newProjectSchema, projectRenameSchema } from './settings-input.ts';
+import { changeEnvironment, createEnvironmentRecorded, createProjectRecorded, renameProjectRecorded } from './settings.ts';
+import { capturePreviewSchema, environmentChangeSchema, newEnvironmentSchema, newProjectSchema, projectRenameSchema } from './settings-input.ts';
 
 export interface SettingsRouteDeps {
   auth: AuthContext;
@@ -27,6 +27,8 @@ export interface SettingsRouteDeps {
   keyring: Keyring;
   allowFullPayloadCapture: boolean;
   maxEventPayloadBytes: number;
+  /** DEFAULT_RETENTION_DAYS: the retention of an environment created without one. */
+  defaultRetentionDays: number;
 }
 
 /** History rows and recent events an environment's page shows. */
@@ -127,6 +129,26 @@ export function registerSettingsRoutes(app: FastifyInstance, deps: SettingsRoute
     url: '/v1/projects/:projectId/environments',
     contract: { ...common, summary: "A project's environments with their settings (the project's admins)", answers: { 200: { description: 'By name.', schema: dataOf(itemsOf(environmentSettingsSchema)) } }, errors: inProject },
     handler: async (request) => ({ data: { items: (await listEnvironments(db, await projectOf(request))).map(environmentView) } }),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/v1/projects/:projectId/environments',
+    options: withBody,
+    contract: {
+      ...common,
+      summary: "Create an environment (the project's admins)",
+      body: { schema: newEnvironmentSchema, contentTypes: ['application/json'] },
+      answers: { 201: { description: 'The new environment in redacted-payload, with its history.', schema: dataOf(environmentDetailSchema) } },
+      errors: [...inProject, ...bodyErrors, 'environment_exists'],
+    },
+    handler: async (request, reply) => {
+      const projectId = await projectOf(request);
+      const { name, retentionDays } = parseBody(newEnvironmentSchema, request.body);
+      const created = await createEnvironmentRecorded(db, projectId, name, retentionDays ?? deps.defaultRetentionDays, await requestActor(request, deps.auth));
+      if (created === 'exists') throw new AppError('environment_exists', 'The project has an environment of this name.', [{ path: 'name', message: 'taken' }]);
+      return reply.status(201).send({ data: await detail(projectId, created) });
+    },
   });
 
   defineRoute(app, {

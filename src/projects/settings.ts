@@ -5,7 +5,7 @@
 import { changedSettings, recordSettingsChange, type SettingsSnapshot } from '../audit/settings-history.ts';
 import type { AuditActor } from '../audit/audit-log.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
-import { lockEnvironment, updateEnvironment, type EnvironmentRow } from './environments-sql.ts';
+import { insertEnvironment, lockEnvironment, updateEnvironment, type EnvironmentRow } from './environments-sql.ts';
 import { createProject, findProjectBySlug, lockProject, renameProject, type ProjectRow } from './projects-sql.ts';
 import type { EnvironmentChange } from './settings-input.ts';
 
@@ -46,6 +46,16 @@ export function environmentSettings(environment: EnvironmentRow): SettingsSnapsh
     redactionPaths: environment.redactionPaths,
     captureAllowlist: environment.captureAllowlist,
   };
+}
+
+/** Creates an environment with its history row; 'exists' when the project has one of this name. */
+export async function createEnvironmentRecorded(pool: Pool, projectId: string, name: string, retentionDays: number, actor: AuditActor): Promise<EnvironmentRow | 'exists'> {
+  return withTransaction(pool, async (client) => {
+    const created = await insertEnvironment(client, projectId, name, retentionDays);
+    if (created === null) return 'exists';
+    await recordSettingsChange(client, projectId, { action: 'environment.created', subject: name, before: null, after: environmentSettings(created) }, actor);
+    return created;
+  });
 }
 
 export type EnvironmentChangeOutcome = EnvironmentRow | 'not_found' | 'full_payload_not_allowed';

@@ -57,6 +57,7 @@ function sample(method: string, url: string): { url: string; payload?: Record<st
     'POST /v1/me/tokens': { name: 'another' },
     'POST /v1/projects': { slug: `p-${randomUUID()}`, name: 'Another' },
     'PATCH /v1/projects/:projectId': { name: 'Matrix' },
+    'POST /v1/projects/:projectId/environments': { name: `e-${randomUUID()}` },
     'PATCH /v1/projects/:projectId/environments/:name': { retentionDays: 30 },
     'POST /v1/projects/:projectId/environments/:name/capture-preview': { settings: { captureMode: 'metadata-only', redactionPaths: [], captureAllowlist: [] }, envelope: {} },
   };

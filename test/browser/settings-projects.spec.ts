@@ -1,5 +1,5 @@
 // Settings in the browser: Projects (create, rename), Environments (change capture mode and
-// retention and see the history row; the live preview shows a redacted field; full-payload
+// retention and see the history row; add an environment; the live preview shows a redacted field; full-payload
 // refused with its reason) and Instance (version and checks). Each page at 390 and 1280 px, with
 // no console error, CSP violation or axe finding. With UPDATE_SCREENSHOTS=1 the pages are also
 // written to docs/images/settings-*.png at 1280 px.
@@ -104,6 +104,15 @@ describe('Settings: projects, environments and the instance', () => {
     await form.waitFor();
     expect(await form.getByLabel('Capture mode').inputValue()).toBe('metadata-only');
     await page.getByRole('region', { name: 'History of production' }).locator('tbody tr').first().waitFor();
+    // A new environment opens on its own form, its creation in its history.
+    const add = page.getByRole('form', { name: 'Add an environment' });
+    await add.getByLabel('Name, as events will carry it').fill('staging');
+    await add.getByLabel(/^Retention/).fill('7');
+    await add.getByRole('button', { name: 'Add environment' }).click();
+    await page.waitForURL(/\/environments\/staging$/);
+    const staging = page.getByRole('form', { name: 'Settings of staging' });
+    expect(await staging.getByLabel('Retention (days)').inputValue()).toBe('7');
+    expect(await page.getByRole('region', { name: 'History of staging' }).locator('tbody tr').first().textContent()).toContain('retentionDays: — → 7');
     // Settings changes write no audit row (interface spec 6).
     expect((await listAudit(ui.db.pool, ui.demo.projectId)).length).toBe(audits);
   });

@@ -152,3 +152,4 @@ export type InstanceInfo = z.output<typeof import('../../src/http/answer-schemas
 export type EnvironmentChangeRequest = import('../../src/projects/settings-input.ts').EnvironmentChangeRequest;
 export type CapturePreviewRequest = import('../../src/projects/settings-input.ts').CapturePreviewRequest;
 export type NewProjectRequest = import('../../src/projects/settings-input.ts').NewProjectRequest;
+export type NewEnvironmentRequest = import('../../src/projects/settings-input.ts').NewEnvironmentRequest;

@@ -1,12 +1,12 @@
 // Settings · Environments: each environment's capture mode, retention, redaction rules and
-// capture allowlist, with a live preview of what ingestion would store for an event under the
+// capture allowlist (and a new environment), with a live preview of what ingestion would store for an event under the
 // settings being edited (pasted, or one of the environment's recent events), and the
 // environment's own settings history. Saving writes a history row; it never writes an audit row.
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
-import { request, type EnvironmentChangeRequest, type EnvironmentDetail, type EnvironmentSettings, type Project } from '../../api.ts';
+import { request, type EnvironmentChangeRequest, type EnvironmentDetail, type EnvironmentSettings, type NewEnvironmentRequest, type Project } from '../../api.ts';
 import { ErrorMessage, Loading } from '../../components/common.tsx';
 import { UserText } from '../../components/user-text.tsx';
-import { Link } from '../../router.tsx';
+import { Link, navigate } from '../../router.tsx';
 import { CapturePreviewPanel, type DraftSettings } from './capture-preview-panel.tsx';
 import { SettingsHistory } from './settings-history.tsx';
 
@@ -22,13 +22,21 @@ const MODES: Array<{ value: Mode; label: string }> = [
 /** One rule or path per line; blank lines are left out. */
 const lines = (text: string) => text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
 
-export function EnvironmentsPage({ project, rest }: { project: Project; rest: string }) {
+export function EnvironmentsPage({ project, rest, reloadProjects }: { project: Project; rest: string; reloadProjects: () => void }) {
   const [environments, setEnvironments] = useState<EnvironmentSettings[] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const load = useCallback(() => {
+    request<{ items: EnvironmentSettings[] }>(`/v1/projects/${project.id}/environments`).then((data) => setEnvironments(data.items), setError);
+  }, [project.id]);
   useEffect(() => {
     document.title = `Environments · ${project.name} · jtrace`;
-    request<{ items: EnvironmentSettings[] }>(`/v1/projects/${project.id}/environments`).then((data) => setEnvironments(data.items), setError);
-  }, [project.id, project.name]);
+    load();
+  }, [load, project.name]);
+  const created = (name: string) => {
+    load();
+    reloadProjects();
+    navigate(`/settings/projects/${project.id}/environments/${encodeURIComponent(name)}`);
+  };
   const named = rest.startsWith('/') ? safeDecode(rest.slice(1)) : '';
   const selected = environments?.find((e) => e.name === named) ?? environments?.[0] ?? null;
 
@@ -39,9 +47,7 @@ export function EnvironmentsPage({ project, rest }: { project: Project; rest: st
       {!environments ? (
         <Loading what="environments" />
       ) : environments.length === 0 ? (
-        <p className="muted">
-          This project has no environment yet. An environment is made with its first API key (<code>jtrace key:create</code>, or the API keys page).
-        </p>
+        <p className="muted">This project has no environment yet. Add one below, or make a key for one (it is created with the key).</p>
       ) : (
         <>
           <nav aria-label="Environments of the project" className="environment-tabs">
@@ -59,7 +65,44 @@ export function EnvironmentsPage({ project, rest }: { project: Project; rest: st
           {selected ? <EnvironmentEditor key={selected.name} project={project} name={selected.name} /> : null}
         </>
       )}
+      {environments ? <AddEnvironment project={project} onCreated={created} /> : null}
     </>
+  );
+}
+
+function AddEnvironment({ project, onCreated }: { project: Project; onCreated: (name: string) => void }) {
+  const [form, setForm] = useState<{ name: string; retentionDays: string }>({ name: '', retentionDays: '' });
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const body: NewEnvironmentRequest = { name: form.name, ...(form.retentionDays === '' ? {} : { retentionDays: Number(form.retentionDays) }) };
+      const created = await request<EnvironmentDetail>(`/v1/projects/${project.id}/environments`, { method: 'POST', body });
+      setForm({ name: '', retentionDays: '' });
+      onCreated(created.name);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="card settings-form add-environment" onSubmit={submit} aria-label="Add an environment">
+      <h3>Add an environment</h3>
+      <label htmlFor="new-env-name">Name, as events will carry it</label>
+      <input id="new-env-name" required maxLength={64} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+      <label htmlFor="new-env-retention">Retention (days, empty for the server's default)</label>
+      <input id="new-env-retention" type="number" min={1} max={36500} step={1} value={form.retentionDays} onChange={(e) => setForm({ ...form, retentionDays: e.target.value })} />
+      <div>
+        <button type="submit" disabled={busy}>
+          Add environment
+        </button>
+      </div>
+      <ErrorMessage error={error} />
+    </form>
   );
 }
 

@@ -18,7 +18,7 @@ export function SettingsRoute({ path, projects, reloadProjects }: { path: string
 
 function SettingsPage({ place, projects, reloadProjects }: { place: SettingsPlace; projects: Project[]; reloadProjects: () => void }) {
   if (place.kind === 'projects') return <ProjectsSettingsPage projects={projects} reloadProjects={reloadProjects} />;
-  if (place.kind === 'project' && place.section === 'environments') return <EnvironmentsPage project={place.project} rest={place.rest} />;
+  if (place.kind === 'project' && place.section === 'environments') return <EnvironmentsPage project={place.project} rest={place.rest} reloadProjects={reloadProjects} />;
   if (place.kind === 'instance') return <InstancePage />;
   if (place.kind === 'project' && place.section === 'members') return <MembersPage project={place.project} />;
   return <SettingsNotFound unknownProject={false} />;
