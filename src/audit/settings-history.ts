@@ -103,12 +103,24 @@ export async function listSubjectChanges(
   subject: string,
   limit: number,
 ): Promise<SettingsChangeRow[]> {
-  const result = await db.query<{ id: string }>(
-    `SELECT id FROM settings_changes WHERE project_id = $1 AND action = ANY($2) AND subject = $3
+  // The recent-changes index narrows to the project; a project's settings change rarely.
+  const result = await db.query<{
+    id: string; action: SettingsChangeAction; subject: string; before: SettingsSnapshot | null; after: SettingsSnapshot | null;
+    actor_kind: string; actor_user_id: string | null; actor_email: string | null; actor_key_prefix: string | null;
+    client_address: string | null; created_at: Date;
+  }>(
+    `SELECT id, action, subject, before, after, actor_kind, actor_user_id, actor_email, actor_key_prefix, client_address, created_at
+       FROM settings_changes WHERE project_id = $1 AND action = ANY($2) AND subject = $3
       ORDER BY created_at DESC, id DESC LIMIT $4`,
     [projectId, actions, subject, limit],
   );
-  const ids = new Set(result.rows.map((row) => Number(row.id)));
-  if (ids.size === 0) return [];
-  return (await listSettingsChanges(db, projectId)).filter((row) => ids.has(row.id));
+  return result.rows.map((row) => ({
+    id: Number(row.id),
+    action: row.action,
+    subject: row.subject,
+    before: row.before,
+    after: row.after,
+    actor: { kind: row.actor_kind, userId: row.actor_user_id, email: row.actor_email, keyPrefix: row.actor_key_prefix, clientAddress: row.client_address },
+    createdAt: row.created_at,
+  }));
 }
