@@ -30,8 +30,13 @@ const EXAMPLE = JSON.stringify(
   2,
 );
 
-export function CapturePreviewPanel({ url, settings, recentEvents }: { url: string; settings: DraftSettings; recentEvents: EnvironmentDetail['recentEvents'] }) {
-  const environment = decodeURIComponent(url.slice(url.lastIndexOf('/') + 1));
+export function CapturePreviewPanel({ url, environment, settings, recentEvents }: {
+  /** The environment's route; the preview is its `/capture-preview`. */
+  url: string;
+  environment: string;
+  settings: DraftSettings;
+  recentEvents: EnvironmentDetail['recentEvents'];
+}) {
   const [source, setSource] = useState<'event' | 'paste'>(recentEvents.length > 0 ? 'event' : 'paste');
   const [eventId, setEventId] = useState(recentEvents[0]?.id ?? '');
   const [pasted, setPasted] = useState(() => EXAMPLE.replace('"environment": ""', `"environment": ${JSON.stringify(environment)}`));

@@ -228,7 +228,7 @@ function EnvironmentEditor({ project, name }: { project: Project; name: string }
           </p>
         ) : null}
       </form>
-      <CapturePreviewPanel url={url} settings={settings} recentEvents={saved.recentEvents} />
+      <CapturePreviewPanel url={url} environment={name} settings={settings} recentEvents={saved.recentEvents} />
       <SettingsHistory rows={saved.history} title={`History of ${name}`} />
     </div>
   );
