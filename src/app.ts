@@ -32,6 +32,8 @@ import type { ReplayDeps } from './replay/replays.ts';
 import { registerWebInterface } from './web/web-interface.ts';
 import { registerAlertRoutes } from './alerts/routes.ts';
 import { registerAuditTrailRoutes } from './audit-trail/routes.ts';
+import { registerSettingsRoutes } from './projects/settings-routes.ts';
+import { registerInstanceRoutes } from './instance/routes.ts';
 import { registerFindingsRoutes } from './findings/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
@@ -208,6 +210,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerAuditTrailRoutes(scope, { auth: scopeAuth });
+    registerSettingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, allowFullPayloadCapture: deps.config.allowFullPayloadCapture, maxEventPayloadBytes: deps.config.maxEventPayloadBytes, defaultRetentionDays: deps.config.defaultRetentionDays });
+    registerInstanceRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, build: deps.build, otlpEnabled: deps.config.otlpEnabled, allowFullPayloadCapture: deps.config.allowFullPayloadCapture });
   };
   registerApiRoutes(app, auth);
   await registerWebInterface(app, {
