@@ -174,6 +174,21 @@ describe('PATCH /v1/replay-destinations/:destinationId', () => {
   });
 });
 
+describe('a server on a key a rotation replaced', () => {
+  it('refuses a headers edit with 503 key_superseded, and still takes name and switch edits', async () => {
+    const created = await createDestinationVia(app, acme.projectId, { baseUrl: target.origin, headers: { 'X-Key': 'kept-value-12345' } });
+    await db.pool.query('INSERT INTO key_successions (key_id, superseded_by) VALUES ($1, $2)', [keyring.currentKeyId, keyring.currentKeyId === 'abcdef01' ? 'abcdef02' : 'abcdef01']);
+    try {
+      const refused = await patch(acme.projectId, created.id, { headers: { 'X-Key': 'new-value-12345' } });
+      expect([refused.statusCode, refused.json().error.code]).toEqual([503, 'key_superseded']);
+      expect((await patch(acme.projectId, created.id, { name: 'still editable', disabled: true })).statusCode).toBe(200);
+    } finally {
+      await db.pool.query('DELETE FROM key_successions WHERE key_id = $1', [keyring.currentKeyId]);
+    }
+    expect((await historyOf(acme.projectId, created.id)).map((row) => row.action).sort()).toEqual(['replay_destination.disabled', 'replay_destination.updated']);
+  });
+});
+
 describe('POST /v1/replay-destinations/url-check', () => {
   it('answers the problems a create would refuse the URL for, and whether its host is allowed', async () => {
     expect((await urlCheck(acme.projectId, 'HTTP://127.0.0.1:80/api/')).json().data).toEqual({ baseUrl: 'http://127.0.0.1/api', problems: [], hostAllowed: true });
