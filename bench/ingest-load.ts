@@ -39,12 +39,21 @@ export function makeEvent(tag: string, journey: number, step: number) {
   };
 }
 
-/** 100 events: 25 new journeys of four steps each. */
-export function makeBatch(tag: string): unknown[] {
+/**
+ * 100 events: 25 new journeys of four steps each, or (`journeys`) 100 new journeys of one first
+ * step each, the shape that writes the most journey rows, aliases and tokens per event.
+ */
+export function makeBatch(tag: string, shape: BatchShape = 'steps'): unknown[] {
   const events: unknown[] = [];
+  if (shape === 'journeys') {
+    for (let journey = 0; journey < BATCH_SIZE; journey++) events.push(makeEvent(tag, journey, 0));
+    return events;
+  }
   for (let journey = 0; journey < BATCH_SIZE / 4; journey++) for (let step = 0; step < 4; step++) events.push(makeEvent(tag, journey, step));
   return events;
 }
+
+export type BatchShape = 'steps' | 'journeys';
 
 /**
  * batch / single: POST new events. reads: GET each of `reads` (paths) in turn. With
@@ -52,7 +61,7 @@ export function makeBatch(tag: string): unknown[] {
  */
 export interface LoadJob {
   baseUrl: string; apiKey: string; mode: 'batch' | 'single' | 'reads'; clients: number; warmup: number; count: number;
-  eventsPerSecond?: number; reads?: string[];
+  eventsPerSecond?: number; reads?: string[]; shape?: BatchShape;
 }
 export interface LoadResult { elapsedMs: number; latencies: number[]; done: number; failures: number }
 
@@ -61,7 +70,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function runLoad(job: LoadJob): Promise<LoadResult> {
   const http = new HttpPool(job.baseUrl, { connections: job.clients, keepAliveTimeout: 30_000 });
   const route = job.mode === 'batch' ? '/v1/events/batch' : '/v1/events';
-  const body = (i: number, tag: string) => JSON.stringify(job.mode === 'batch' ? { events: makeBatch(`${job.mode}${i}_${tag}`) } : makeEvent(`s${i}_${tag}`, i, i % 4));
+  const body = (i: number, tag: string) => JSON.stringify(job.mode === 'batch' ? { events: makeBatch(`${job.mode}${i}_${tag}`, job.shape) } : makeEvent(`s${i}_${tag}`, i, i % 4));
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${job.apiKey}` };
   let failures = 0;
   const send = async (payload: string) => {

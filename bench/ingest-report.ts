@@ -24,6 +24,10 @@ export interface VersionFigures {
   cpu: Array<{ part: string; msPerBatch: number }>;
   split: { prepareMs: number; storeMs: number; commitMs: number };
   profile: unknown;
+  /** Batches of 100 new one-event journeys, 8 clients, events/s. */
+  journeysShape: number;
+  /** The reference of earlier runs (19 columns, primary key only, 8 connections), rows/s. */
+  wideRaw: number;
 }
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string }; children?: number[] }
@@ -98,12 +102,14 @@ export function renderSection(r: Report): string {
     row('Batch ingest, 8 clients (runs)', (v) => `${fmt(median(v.batchRates))} events/s (${v.batchRates.map(fmt).join(', ')})`),
     row('Raw INSERT reference (runs)', (v) => `${fmt(median(v.rawRates))} rows/s (${v.rawRates.map(fmt).join(', ')})`),
     row('**Ratio** (goal ≥ 0.35)', (v) => `**${v.ratio.toFixed(2)}**`),
+    row('Batches of 100 new one-event journeys, 8 clients (ratio)', (v) => `${fmt(v.journeysShape)} events/s (${(v.journeysShape / median(v.rawRates)).toFixed(2)})`),
+    row('Earlier reference: 19 columns, primary key only, 8 connections (batch ratio to it)', (v) => `${fmt(v.wideRaw)} rows/s (${(median(v.batchRates) / v.wideRaw).toFixed(2)})`),
     row('Batch p50 under the 8-client load', (v) => `${v.batchP50.toFixed(1)} ms`),
     row('Lone 100-event batch (goal p50 ≤ 20 ms)', (v) => `p50 ${v.loneP50.toFixed(1)} ms, p99 ${v.loneP99.toFixed(1)} ms`),
     ...[0, 1].map((i) => row(`Single events, ${r.results[0]?.single[i]?.clients} clients`, (v) => `${fmt(v.single[i]!.rate)} events/s (${(v.single[i]!.rate / median(v.batchRates)).toFixed(2)} of batch; ${v.single[i]!.failures} failed)`)),
     row('Search p95 at half the batch rate (goal ≤ 5 ms)', (v) => `${v.searchP95.toFixed(1)} ms (ingest at ${fmt(v.halfRate)} events/s)`),
     row('Journey list p95 at half the batch rate (goal ≤ 30 ms)', (v) => `${v.listP95.toFixed(1)} ms`),
-    row('One batch alone: prepare / statements / COMMIT', (v) => `${v.split.prepareMs.toFixed(1)} / ${v.split.storeMs.toFixed(1)} / ${v.split.commitMs.toFixed(1)} ms`),
+    row('One batch alone, in the server process: prepare / statements / COMMIT', (v) => `${v.split.prepareMs.toFixed(1)} / ${v.split.storeMs.toFixed(1)} / ${v.split.commitMs.toFixed(1)} ms`),
     '',
   ];
   for (const v of r.results) {

@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Pool } from '../src/db/pool.ts';
-import { prepareEvent, type PrepareContext } from '../src/ingest/prepare.ts';
+import { prepareEvent, type PrepareContext, type PreparedEvent } from '../src/ingest/prepare.ts';
 import { storeEvents } from '../src/ingest/store.ts';
 import { findEnvironment } from '../src/projects/environments-sql.ts';
 import { startBenchServer, type BenchServer } from './bench-server.ts';
@@ -59,6 +59,33 @@ async function rawInsert(pool: Pool, round: number): Promise<number> {
   return (next * BATCH_SIZE) / ((performance.now() - started) / 1000);
 }
 
+/** The reference earlier runs used: 19 columns of prepared rows, primary key only, 8 connections. */
+async function wideRawInsert(pool: Pool, rows: PreparedEvent[]): Promise<number> {
+  await pool.query(`CREATE TABLE raw_wide (id text PRIMARY KEY, journey_id text, operation text, name text, service text,
+    event_timestamp timestamptz, received_at timestamptz, trace_id text, span_id text, duration_ms int, has_input boolean,
+    has_output boolean, input_payload jsonb, output_payload jsonb, payload_diff jsonb, runtime_metadata jsonb,
+    custom_metadata jsonb, content_hash text, content_hash_key_id text)`);
+  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+  const statements = Array.from({ length: RAW_STATEMENTS }, (_, s) => {
+    const values: unknown[] = [];
+    const tuples = Array.from({ length: BATCH_SIZE }, (_, r) => {
+      const p = rows[(s * BATCH_SIZE + r) % rows.length]!;
+      const e = p.event;
+      values.push(`${e.id}_${s}_${r}`, e.journeyId, e.operation, e.name, e.service, e.timestamp, new Date().toISOString(), e.traceId, e.spanId,
+        e.durationMs, p.capture.hasInput, p.capture.hasOutput, json(p.capture.inputPayload), json(p.capture.outputPayload),
+        json(p.payloadDiff), json(p.capture.runtimeMetadata), json(p.capture.customMetadata), p.hash.hash, p.hash.keyId);
+      return `(${Array.from({ length: 19 }, (_, c) => `$${r * 19 + c + 1}`).join(', ')})`;
+    });
+    return { text: `INSERT INTO raw_wide VALUES ${tuples.join(', ')}`, values };
+  });
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next < statements.length && performance.now() - started < PHASE_LIMIT_MS) await pool.query(statements[next++]!);
+  }));
+  return (next * BATCH_SIZE) / ((performance.now() - started) / 1000);
+}
+
 /** Runs fn under the inspector's CPU profiler of this (the server's) process. */
 async function withCpuProfile<T>(fn: () => Promise<T>): Promise<{ result: T; profile: unknown }> {
   const { Session } = await import('node:inspector/promises');
@@ -87,7 +114,7 @@ async function statementTimes(pool: Pool, batches: number) {
 }
 
 /** Prepare (CPU) and the store's statements and commit of one batch at a time, timed apart. */
-async function split(server: BenchServer): Promise<{ prepareMs: number; storeMs: number; commitMs: number }> {
+async function split(server: BenchServer): Promise<{ prepareMs: number; storeMs: number; commitMs: number; rows: PreparedEvent[] }> {
   const { pool, keyring, config, projectId } = server;
   const environment = (await findEnvironment(pool, projectId, 'production'))!;
   const ctx: PrepareContext = {
@@ -95,12 +122,14 @@ async function split(server: BenchServer): Promise<{ prepareMs: number; storeMs:
     capture: { captureMode: environment.captureMode, redactionPaths: environment.redactionPaths, captureAllowlist: environment.captureAllowlist },
   };
   const prepare: number[] = [], store: number[] = [], commit: number[] = [];
+  const rows: PreparedEvent[] = [];
   for (let i = 0; i < 40; i++) {
     const batch = makeBatch(`split${i}`);
     const t0 = performance.now();
     const inputs = batch.map((envelope) => {
       const result = prepareEvent(envelope, ctx);
       if (!result.ok) throw new Error(`benchmark event refused: ${result.refusal.code}`);
+      rows.push(result.prepared);
       return { prepared: result.prepared, receivedAtUs: Date.now() * 1000 };
     });
     const t1 = performance.now();
@@ -116,7 +145,7 @@ async function split(server: BenchServer): Promise<{ prepareMs: number; storeMs:
       client.release();
     }
   }
-  return { prepareMs: median(prepare), storeMs: median(store), commitMs: median(commit) };
+  return { prepareMs: median(prepare), storeMs: median(store), commitMs: median(commit), rows };
 }
 
 async function measure(spec: ClusterSpec): Promise<VersionFigures> {
@@ -148,6 +177,8 @@ async function measure(spec: ClusterSpec): Promise<VersionFigures> {
       latencies.push(run.result.latencies);
     }
     const batchRate = median(batchRates);
+    log(`${BATCHES} batches of 100 new one-event journeys, ${CLIENTS} clients ...`);
+    const journeysShape = eventRate(await inChild({ ...job, shape: 'journeys', warmup: WARMUP_BATCHES, count: BATCHES }), BATCH_SIZE);
     log('lone batches ...');
     const lone = await inChild({ ...job, clients: 1, warmup: 10, count: LONE_BATCHES });
     const single: Array<{ clients: number; rate: number; failures: number }> = [];
@@ -169,13 +200,15 @@ async function measure(spec: ClusterSpec): Promise<VersionFigures> {
     ]);
     const timeline = await split(server);
     await server.closeApp();
+    log('the wide raw INSERT reference of earlier runs ...');
+    const wideRaw = await wideRawInsert(pool, timeline.rows);
     return {
       label: spec.label, version: server.postgresVersion, locale: spec.locale, batchRates, rawRates,
       ratio: batchRate / median(rawRates), batchP50: median(latencies.flat()),
       loneP50: median(lone.latencies), loneP99: percentile(lone.latencies, 99), single,
       halfRate: eventRate(background, BATCH_SIZE), searchP95: percentile(measured.latencies.filter((_, i) => i % 2 === 0), 95),
       listP95: percentile(measured.latencies.filter((_, i) => i % 2 === 1), 95), readFailures: measured.failures,
-      statements, cpu: summarizeProfile(profile, BATCHES + WARMUP_BATCHES), split: timeline,
+      statements, cpu: summarizeProfile(profile, BATCHES + WARMUP_BATCHES), split: timeline, journeysShape, wideRaw,
       failures: background.failures,
       profile,
     };
