@@ -110,7 +110,14 @@ async function statementTimes(pool: Pool, batches: number) {
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT ILIKE '%pg_stat_statements%'
       ORDER BY total_exec_time DESC LIMIT 12`,
   );
-  return rows.map((r) => ({ statement: r.query.replace(/\s+/g, ' ').slice(0, 90), callsPerBatch: r.calls / batches, msPerBatch: r.total / batches, rowsPerCall: r.rows / Math.max(1, r.calls) }));
+  // One statement may show as two entries: summed by text.
+  const byText = new Map<string, { calls: number; total: number; rows: number }>();
+  for (const r of rows) {
+    const text = r.query.replace(/\s+/g, ' ').slice(0, 90);
+    const sum = byText.get(text) ?? { calls: 0, total: 0, rows: 0 };
+    byText.set(text, { calls: sum.calls + r.calls, total: sum.total + r.total, rows: sum.rows + r.rows });
+  }
+  return [...byText].map(([statement, r]) => ({ statement, callsPerBatch: r.calls / batches, msPerBatch: r.total / batches, rowsPerCall: r.rows / Math.max(1, r.calls) }));
 }
 
 /** Prepare (CPU) and the store's statements and commit of one batch at a time, timed apart. */
