@@ -132,6 +132,30 @@ describe('retention over day partitions', () => {
   });
 });
 
+describe('retention over day partitions, against a concurrent write', () => {
+  it('leaves a day whose expired journey a concurrent write holds, and keeps that journey whole once it lives again', async () => {
+    const p = await project();
+    await receive(p.apiKey, [['2027-01-15T10:00:00Z', [ev('revived', EXPIRED), ev('revived', EXPIRED)]]]);
+    // An ingestion of a new event holds the journey, as lockJourneys does, and makes it live.
+    const writer = await db.pool.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`SELECT 1 FROM journeys WHERE project_id = $1 AND id = 'revived' FOR UPDATE`, [p.projectId]);
+      const sweeping = sweep().run();
+      // Past the drop's lock timeout (500 ms), while the row batch waits for the journey too.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await writer.query(`UPDATE journeys SET last_event_at = $2 WHERE project_id = $1 AND id = 'revived'`, [p.projectId, new Date(LIVE)]);
+      await writer.query('COMMIT');
+      expect(await sweeping).toMatchObject({ outcome: 'completed', journeysDeleted: 0 });
+    } finally {
+      writer.release();
+    }
+    expect(await partitionNames()).toContain('events_p20270115');
+    expect(await countTree(db.pool, p.projectId, 'revived')).toMatchObject({ journeys: 1, events: 2 });
+    expect(await eventIdRows(p.projectId)).toBe(2);
+  });
+});
+
 describe('erasure and range deletion over day partitions', () => {
   it('erasure deletes a journey whose events lie in several partitions, with its audit row', async () => {
     const p = await project();
