@@ -19,8 +19,7 @@ let metrics: Metrics;
 let projectId: string;
 
 beforeAll(async () => {
-  // The set-up writes 200,000 journeys through their text indexes: longer than a request may take.
-  db = await createTestDatabase({ statementTimeoutMs: 0 });
+  db = await createTestDatabase();
   projectId = (await createProject(db.pool, 'slow', 'Slow')).id;
   await db.pool.query(`INSERT INTO environments (project_id, id, name, retention_days) VALUES ($1, gen_random_uuid(), 'production', 30)`, [projectId]);
   // The seed is not under test: on a busy machine it may outlast the pool's statement timeout.
