@@ -93,10 +93,13 @@ export interface ExistingEvent {
 }
 
 export async function findEvents(db: Queryable, projectId: string, ids: string[]): Promise<Map<string, ExistingEvent>> {
+  // event_ids (migration 0017) gives each stored id's received_at, so each found event is one
+  // probe into its own partition rather than one per partition.
   const result = await db.query<ExistingEvent>({
     name: 'ingest-find-events',
-    text: `SELECT id, journey_id AS "journeyId", content_hash AS hash, content_hash_key_id AS "keyId"
-       FROM events WHERE project_id = $1 AND id = ANY($2::text[])`,
+    text: `SELECT e.id, e.journey_id AS "journeyId", e.content_hash AS hash, e.content_hash_key_id AS "keyId"
+       FROM event_ids i JOIN events e ON e.project_id = i.project_id AND e.id = i.id AND e.received_at = i.received_at
+      WHERE i.project_id = $1 AND i.id = ANY($2::text[])`,
     values: [projectId, ids],
   });
   return new Map(result.rows.map((row) => [row.id, row]));
