@@ -102,6 +102,26 @@ async function run(server: BenchServer, withAnalyzer: boolean) {
   return { eventsPerSecond: (load.done * BATCH_SIZE) / (load.elapsedMs / 1000), lags, drainMs, elu, nodeUsPerEvent: (cpu.node * 1000) / events, postgresUsPerEvent: (cpu.postgres * 1000) / events };
 }
 
+/**
+ * The analyzer alone: a load ingested with no analyzer running, then analysed with no
+ * ingestion meanwhile. How fast it can go, and its CPU per journey, without ingestion competing for the cores.
+ */
+async function alone(server: BenchServer) {
+  const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: 0, count: BATCHES });
+  if (load.failures > 0) throw new Error(`${load.failures} batches failed`);
+  const journeys = await pending(server);
+  const before = { node: nodeCpuMs(), postgres: await postgresCpuMs(server), at: performance.now() };
+  const analyzer = startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 3_600_000 });
+  while ((await pending(server)) > 0) await analyzer.drain();
+  const elapsedMs = performance.now() - before.at;
+  await analyzer.stop();
+  return {
+    journeysPerSecond: journeys / (elapsedMs / 1000),
+    nodeUsPerJourney: ((nodeCpuMs() - before.node) * 1000) / journeys,
+    postgresUsPerJourney: (((await postgresCpuMs(server)) - before.postgres) * 1000) / journeys,
+  };
+}
+
 async function main(): Promise<void> {
   const loadAtStart = os.loadavg()[0]!.toFixed(1);
   const server = await startBenchServer({ findingsAnalyzerEnabled: false });
@@ -118,6 +138,8 @@ async function main(): Promise<void> {
           `event loop ${f(a.elu * 100)} % / ${f(b.elu * 100)} %\n`,
       );
     }
+    const solo = await alone(server);
+    process.stdout.write(`analyzer alone: ${f(solo.journeysPerSecond)} journeys/s, CPU per journey ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs\n`);
     const lags = withAnalyzer.flatMap((r) => r.lags);
     const drains = withAnalyzer.map((r) => r.drainMs);
     const journeys = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys')).rows[0]!.n;
@@ -152,6 +174,7 @@ alternate, ${RUNS} of each; medians reported. The analyzer runs in the server's 
 | CPU per event, server and PostgreSQL, without / with the analyzer | ${f(cpuWithout)} / ${f(cpuWith)} µs (+${f((cpuWith / cpuWithout - 1) * 100)} %) | |
 | of which the analyzer: server process / PostgreSQL | ${f(nodeWith)} / ${f(postgresWith)} µs per event | |
 | Server event loop busy during the load, without / with | ${f(elu(without))} / ${f(elu(withAnalyzer))} % | |
+| The analyzer alone (no ingestion meanwhile): journeys per second, CPU per journey server / PostgreSQL | ${f(solo.journeysPerSecond)} /s, ${f(solo.nodeUsPerJourney)} / ${f(solo.postgresUsPerJourney)} µs | |
 
 Lag is sampled every ${LAG_SAMPLE_MS} ms as \`service_findings_lag_seconds\` computes it: the age of the oldest journey
 change the analyzer has not stored findings for, so the longest any journey waited for its findings.
