@@ -184,6 +184,11 @@ ingested; the load generator's own CPU is not counted. Unlike the rates it hardl
 it counts the analyzer's work whether done during the load or after it.
 ${journeys} journeys and ${findings} findings at the end (${f(findings / Math.max(1, journeys))} per journey: each step's output has
 another shape than its input, so every input field reads as lost there; a worst case of rows to write).
+
+How to read it: with the load, the server and PostgreSQL on two cores, the analyzer's work competes with ingestion for
+CPU, and the rate lost depends on how much of that work falls inside a run rather than after it (the drain time): a run of
+a few seconds is a burst. The CPU per event counts all of it, wherever it falls; when the analyzer alone handles fewer
+journeys per second than the load sends, a load sustained for longer than these runs leaves it further behind.
 `;
     process.stdout.write(`\n${section}`);
     replaceDocsSection(DOCS, '## Findings', section);
