@@ -38,6 +38,8 @@ export const ERROR_STATUS = {
   forbidden: 403,
   // POST /v1/users, user:create: the e-mail address has an account already.
   email_taken: 409,
+  // An invitation into a project for someone who already holds a role in it (docs/roles.md).
+  already_member: 409,
   internal_error: 500,
   storage_error: 500,
   query_timeout: 503,
