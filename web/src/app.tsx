@@ -5,7 +5,6 @@ import { useEffect, useState } from 'react';
 import { request, setUnauthorizedHandler, type Project, type SessionInfo } from './api.ts';
 import { SessionContext, useCan } from './roles.tsx';
 import { SetPasswordPage } from './pages/set-password.tsx';
-import { MembersPage } from './pages/members.tsx';
 import { ErrorMessage, Loading } from './components/common.tsx';
 import { UserText } from './components/user-text.tsx';
 import { Link, navigate, useLocation } from './router.tsx';
@@ -153,14 +152,15 @@ function SignedIn() {
 function MembersLink({ projectId, current }: { projectId: string; current: boolean }) {
   if (!useCan(projectId, 'admin')) return null;
   return (
-    <Link to={`/projects/${projectId}/members`} aria-current={current ? 'page' : undefined}>
+    <Link to={`/settings/projects/${projectId}/members`} aria-current={current ? 'page' : undefined}>
       Members
     </Link>
   );
 }
 
 function ProjectRoute({ project, rest, params }: { project: Project; rest: string; params: URLSearchParams }) {
-  if (rest === '/members') return <MembersPage project={project} />;
+  // Members moved into Settings; the old address keeps working.
+  if (rest === '/members') return <Redirect to={`/settings/projects/${project.id}/members`} />;
   if (rest === '/compare') return <ComparePage project={project} params={params} />;
   if (rest === '/expectations') return <ExpectationsPage project={project} />;
   if (rest === '/alerts') return <AlertRulesPage project={project} />;
@@ -169,4 +169,9 @@ function ProjectRoute({ project, rest, params }: { project: Project; rest: strin
   if (journey) return <JourneyPage project={project} journeyId={decodeURIComponent(journey[1]!)} params={params} />;
   if (rest === '/journeys' || rest === '/') return <JourneysPage project={project} params={params} />;
   return <NotFound title="Page not found" reason="There is no page at this address in this project." projectId={project.id} />;
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return <Loading what="the page" />;
 }

@@ -3,7 +3,8 @@ import { useEffect } from 'react';
 import type { Project } from '../../api.ts';
 import { Link } from '../../router.tsx';
 import { UserText } from '../../components/user-text.tsx';
-import { MembersPage } from '../members.tsx';
+import { SettingsMembersPage } from './members.tsx';
+import { ApiKeysPage } from './api-keys.tsx';
 import { PROJECT_SECTIONS, SettingsLayout, SettingsNotFound, settingsPlace, type SettingsPlace } from './settings-shell.tsx';
 
 export function SettingsRoute({ path, projects }: { path: string; params: URLSearchParams; projects: Project[] }) {
@@ -18,7 +19,8 @@ export function SettingsRoute({ path, projects }: { path: string; params: URLSea
 
 function SettingsPage({ place, projects }: { place: SettingsPlace; projects: Project[] }) {
   if (place.kind === 'projects') return <ProjectList projects={projects} />;
-  if (place.kind === 'project' && place.section === 'members') return <MembersPage project={place.project} />;
+  if (place.kind === 'project' && place.section === 'members') return <SettingsMembersPage project={place.project} />;
+  if (place.kind === 'project' && place.section === 'api-keys') return <ApiKeysPage project={place.project} />;
   return <SettingsNotFound unknownProject={false} />;
 }
 
