@@ -81,6 +81,9 @@ describe('creating and listing API keys', () => {
   });
 
   it('lists keys made before creators were recorded with createdBy null', async () => {
+    const listed = async () => (await app.inject({ method: 'GET', url: keysUrl(own.projectId), headers: adminToken })).json().data.items as { prefix: string; createdBy: unknown }[];
+    // key:create records the CLI as the creator.
+    expect((await listed()).find((i) => i.prefix === own.keyPrefix)!.createdBy).toEqual({ kind: 'cli', email: null, keyPrefix: null });
     await db.pool.query('UPDATE api_keys SET created_by_kind = NULL WHERE prefix = $1', [own.keyPrefix]);
     const items = (await app.inject({ method: 'GET', url: keysUrl(own.projectId), headers: adminToken })).json().data.items as { prefix: string; createdBy: unknown }[];
     expect(items.find((i) => i.prefix === own.keyPrefix)!.createdBy).toBeNull();
@@ -178,6 +181,16 @@ describe('revoking a key', () => {
       await other2.close();
       await second.end();
     }
+  });
+
+  it('answers any prefix with 204 or 404, never a server error', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), async (prefix) => {
+        const response = await revoke(encodeURIComponent(prefix));
+        expect([404], response.body).toContain(response.statusCode);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('answers malformed prefixes with 404 before any query, and over-long ones with 414', async () => {

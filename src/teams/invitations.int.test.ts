@@ -1,6 +1,7 @@
 // Members from Settings (docs/roles.md): project admins invite into their own project (at most
 // admin, never an owner), see who has not joined with their link's expiry, re-issue a link for
 // someone who belongs to their project only; a role change is kept in the settings history.
+import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAudit } from '../audit/audit-log.ts';
@@ -77,6 +78,22 @@ describe('inviting into a project', () => {
     }
     expectCode(await invite(other.projectId, { email: 'elsewhere@example.com', role: 'viewer' }, adminHeaders), 404, 'project_not_found');
     expectCode(await app.inject({ method: 'GET', url: url(other.projectId), headers: adminHeaders }), 404, 'project_not_found');
+  });
+});
+
+describe('hostile invitation bodies', () => {
+  it('answers any JSON body with 201, 400 invalid_request or 409, never a server error', async () => {
+    const email = fc.oneof(fc.emailAddress(), fc.string({ unit: 'binary', maxLength: 300 }), fc.anything());
+    const role = fc.oneof(fc.constantFrom('viewer', 'operator', 'admin', 'owner', ''), fc.anything());
+    await fc.assert(
+      fc.asyncProperty(fc.record({ email, role, name: fc.oneof(fc.string({ unit: 'binary', maxLength: 220 }), fc.anything()), owner: fc.boolean() }, { requiredKeys: [] }), async (body) => {
+        const response = await invite(own.projectId, body as Record<string, unknown>);
+        expect([201, 400, 409], response.body).toContain(response.statusCode);
+        if (response.statusCode === 201) expect(response.json().data.member.owner).toBe(false);
+      }),
+      { numRuns: 60 },
+    );
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM users WHERE owner')).rows[0].n).toBe(0);
   });
 });
 
