@@ -85,7 +85,10 @@ function NewKey({ project, environments, onCreated }: { project: Project; enviro
     setError(null);
     try {
       const body: NewApiKeyRequest = { name, environment: choice === NEW_ENVIRONMENT ? newEnvironment : choice };
-      onCreated(await request<CreatedApiKey>(`/v1/projects/${project.id}/api-keys`, { method: 'POST', body }));
+      const created = await request<CreatedApiKey>(`/v1/projects/${project.id}/api-keys`, { method: 'POST', body });
+      onCreated(created);
+      // A new environment is listed from now on: the picker shows it chosen.
+      setEnvironment(created.key.environment);
       setName('');
       setNewEnvironment('');
     } catch (e) {
