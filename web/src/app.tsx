@@ -130,7 +130,7 @@ function SignedIn() {
               <Link to={`/projects/${project.id}/alerts`} aria-current={match?.[2] === '/alerts' ? 'page' : undefined}>
                 Alerts
               </Link>
-              <MembersLink projectId={project.id} current={match?.[2] === '/members'} />
+              <MembersLink projectId={project.id} />
             </nav>
             <HeaderSearch projectId={project.id} initial={match?.[2] === '/search' ? (loc.params.get('q') ?? '') : ''} />
           </>
@@ -148,11 +148,11 @@ function SignedIn() {
   );
 }
 
-/** Members: for the project's admins only. */
-function MembersLink({ projectId, current }: { projectId: string; current: boolean }) {
+/** Members, a page of Settings: for the project's admins only. */
+function MembersLink({ projectId }: { projectId: string }) {
   if (!useCan(projectId, 'admin')) return null;
   return (
-    <Link to={`/settings/projects/${projectId}/members`} aria-current={current ? 'page' : undefined}>
+    <Link to={`/settings/projects/${projectId}/members`}>
       Members
     </Link>
   );
