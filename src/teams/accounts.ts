@@ -143,7 +143,7 @@ export async function grantRole(pool: Pool, projectId: string, userId: string, r
   await withTransaction(pool, async (client) => {
     const user = await findUserById(client, userId);
     if (user === null) throw errors.notFound('The user was not found.');
-    const before = await findMemberRole(client, projectId, userId);
+    const before = await findMemberRole(client, projectId, userId, true);
     await upsertMember(client, projectId, userId, role);
     await writeAudit(client, projectId, 'member.granted', { userId, email: user.email, role }, actor);
     // A new role for a member is a settings change: the history keeps what it was.

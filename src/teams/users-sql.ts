@@ -174,8 +174,9 @@ export async function listMembers(db: Queryable, projectId: string): Promise<{ u
   return result.rows.map((r) => ({ user: userOf(r), role: r.role }));
 }
 
-export async function findMemberRole(db: Queryable, projectId: string, userId: string): Promise<Role | null> {
-  const result = await db.query<{ role: Role }>('SELECT role FROM project_members WHERE project_id = $1 AND user_id = $2', [projectId, userId]);
+/** With `lock`, the row stays locked to the transaction, so concurrent role changes record their true "before". */
+export async function findMemberRole(db: Queryable, projectId: string, userId: string, lock = false): Promise<Role | null> {
+  const result = await db.query<{ role: Role }>(`SELECT role FROM project_members WHERE project_id = $1 AND user_id = $2${lock ? ' FOR UPDATE' : ''}`, [projectId, userId]);
   return result.rows[0]?.role ?? null;
 }
 
