@@ -79,7 +79,12 @@ async function issueApiKey(
         const environment = existing ?? (await ensureEnvironment(client, project.id, input.environmentName, input.defaultRetentionDays));
         if (existing === null) {
           // A new environment is a settings change: it goes to the history, never to audit_log.
-          const after = { captureMode: environment.captureMode, retentionDays: environment.retentionDays };
+          const after = {
+            captureMode: environment.captureMode,
+            retentionDays: environment.retentionDays,
+            redactionPaths: environment.redactionPaths,
+            captureAllowlist: environment.captureAllowlist,
+          };
           await recordSettingsChange(client, project.id, { action: 'environment.created', subject: environment.name, before: null, after }, actor);
         }
         await insertApiKey(client, {

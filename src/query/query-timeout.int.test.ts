@@ -22,14 +22,23 @@ beforeAll(async () => {
   db = await createTestDatabase();
   projectId = (await createProject(db.pool, 'slow', 'Slow')).id;
   await db.pool.query(`INSERT INTO environments (project_id, id, name, retention_days) VALUES ($1, gen_random_uuid(), 'production', 30)`, [projectId]);
-  await db.pool.query(
-    `INSERT INTO journeys (project_id, id, environment_id, entity_type, entity_id_encrypted, started_at, last_event_at, label)
-     SELECT $1, 'jrn-' || n, (SELECT id FROM environments WHERE project_id = $1), 'order', 'x',
-            now() - n * interval '1 second', now() - n * interval '1 second', 'label ' || n
-       FROM generate_series(1, 200000) AS n`,
-    [projectId],
-  );
-  await db.pool.query('ANALYZE journeys');
+  // The seed is not under test: on a busy machine it may outlast the pool's statement timeout.
+  const seeder = await db.pool.connect();
+  try {
+    await seeder.query('BEGIN');
+    await seeder.query('SET LOCAL statement_timeout = 0');
+    await seeder.query(
+      `INSERT INTO journeys (project_id, id, environment_id, entity_type, entity_id_encrypted, started_at, last_event_at, label)
+       SELECT $1, 'jrn-' || n, (SELECT id FROM environments WHERE project_id = $1), 'order', 'x',
+              now() - n * interval '1 second', now() - n * interval '1 second', 'label ' || n
+         FROM generate_series(1, 200000) AS n`,
+      [projectId],
+    );
+    await seeder.query('ANALYZE journeys');
+    await seeder.query('COMMIT');
+  } finally {
+    seeder.release();
+  }
   slowPool = createPool({ connectionString: db.url, max: 2, statementTimeoutMs: 1 });
   const built = await buildTestApp(slowPool, { keyring });
   app = built.app;
