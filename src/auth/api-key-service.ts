@@ -43,10 +43,14 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const project = await findProjectBySlug(pool, input.projectSlug);
   if (project === null) throw new NotFoundError(`no project with the slug ${input.projectSlug}`);
-  return issueApiKey(pool, keyring, project, input, actor);
+  return issueApiKey(pool, keyring, project, input, actor, false);
 }
 
-/** The same as createApiKey for a project named by id (the Settings route). */
+/**
+ * The same as createApiKey for a project named by id (the Settings route). An environment it
+ * makes is recorded in the settings history, as the Environments page's own creation is;
+ * key:create keeps doing what it did.
+ */
 export async function createProjectApiKey(
   pool: Pool,
   keyring: Keyring,
@@ -60,7 +64,7 @@ export async function createProjectApiKey(
   }
   const project = await findProjectById(pool, input.projectId);
   if (project === null) throw new NotFoundError('no such project');
-  return issueApiKey(pool, keyring, project, input, actor);
+  return issueApiKey(pool, keyring, project, input, actor, true);
 }
 
 async function issueApiKey(
@@ -69,6 +73,7 @@ async function issueApiKey(
   project: { id: string; slug: string },
   input: KeyInput,
   actor: AuditActor,
+  recordNewEnvironment: boolean,
 ): Promise<CreatedApiKey> {
   // Prefixes carry 48 random bits; on the rare collision with an existing prefix, draw again.
   let generated = generateApiKey();
@@ -77,7 +82,7 @@ async function issueApiKey(
       await withTransaction(pool, async (client) => {
         const existing = await findEnvironment(client, project.id, input.environmentName);
         const environment = existing ?? (await ensureEnvironment(client, project.id, input.environmentName, input.defaultRetentionDays));
-        if (existing === null) {
+        if (existing === null && recordNewEnvironment) {
           // A new environment is a settings change: it goes to the history, never to audit_log.
           const after = {
             captureMode: environment.captureMode,
