@@ -43,7 +43,7 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const project = await findProjectBySlug(pool, input.projectSlug);
   if (project === null) throw new NotFoundError(`no project with the slug ${input.projectSlug}`);
-  return issueApiKey(pool, keyring, project, input, actor, false);
+  return issueApiKey(pool, keyring, project, input, actor);
 }
 
 /**
@@ -64,7 +64,7 @@ export async function createProjectApiKey(
   }
   const project = await findProjectById(pool, input.projectId);
   if (project === null) throw new NotFoundError('no such project');
-  return issueApiKey(pool, keyring, project, input, actor, true);
+  return issueApiKey(pool, keyring, project, input, actor);
 }
 
 async function issueApiKey(
@@ -73,7 +73,6 @@ async function issueApiKey(
   project: { id: string; slug: string },
   input: KeyInput,
   actor: AuditActor,
-  recordNewEnvironment: boolean,
 ): Promise<CreatedApiKey> {
   // Prefixes carry 48 random bits; on the rare collision with an existing prefix, draw again.
   let generated = generateApiKey();
@@ -82,7 +81,7 @@ async function issueApiKey(
       await withTransaction(pool, async (client) => {
         const existing = await findEnvironment(client, project.id, input.environmentName);
         const environment = existing ?? (await ensureEnvironment(client, project.id, input.environmentName, input.defaultRetentionDays));
-        if (existing === null && recordNewEnvironment) {
+        if (existing === null) {
           // A new environment is a settings change: it goes to the history, never to audit_log.
           const after = {
             captureMode: environment.captureMode,
