@@ -1,6 +1,7 @@
 // Which settings page an address shows. Each page is its own file in this folder.
 import type { Project } from '../../api.ts';
-import { MembersPage } from '../members.tsx';
+import { SettingsMembersPage } from './members.tsx';
+import { ApiKeysPage } from './api-keys.tsx';
 import { DestinationsPage } from './destinations.tsx';
 import { AuditLogPage } from './audit-log.tsx';
 import { EnvironmentsPage } from './environments-page.tsx';
@@ -22,7 +23,8 @@ function SettingsPage({ place, projects, reloadProjects }: { place: SettingsPlac
   if (place.kind === 'projects') return <ProjectsSettingsPage projects={projects} reloadProjects={reloadProjects} />;
   if (place.kind === 'project' && place.section === 'environments') return <EnvironmentsPage project={place.project} rest={place.rest} reloadProjects={reloadProjects} />;
   if (place.kind === 'instance') return <InstancePage />;
-  if (place.kind === 'project' && place.section === 'members') return <MembersPage project={place.project} />;
+  if (place.kind === 'project' && place.section === 'members') return <SettingsMembersPage project={place.project} />;
+  if (place.kind === 'project' && place.section === 'api-keys') return <ApiKeysPage project={place.project} />;
   if (place.kind === 'project' && place.section === 'destinations') return <DestinationsPage project={place.project} />;
   if (place.kind === 'audit-log') return <AuditLogPage projects={projects} />;
   return <SettingsNotFound unknownProject={false} />;
