@@ -73,7 +73,7 @@ describe('GET /v1/audit-log', () => {
     expect(new Set(all.map((e) => e.kind))).toEqual(new Set(['audit', 'settings', 'account']));
     const times = all.map((e) => e.time);
     expect([...times].sort().reverse()).toEqual(times);
-    const edit = all.find((e) => e.kind === 'settings')!;
+    const edit = all.find((e) => e.kind === 'settings' && e.action === 'replay_destination.updated')!;
     expect(edit).toMatchObject({
       action: 'replay_destination.updated', subject: destinationId, project: { slug: 'acme' },
       actor: { kind: 'user', email: 'ada@example.com' },
@@ -92,7 +92,9 @@ describe('GET /v1/audit-log', () => {
     expect((await items('?actor=admin-token')).every((e) => e.actor.kind === 'admin-token')).toBe(true);
     expect((await items('?actor=cli')).map((e) => e.action)).toContain('api_key.created');
     expect((await items('?action=replay_destination.created')).map((e) => e.project?.slug).sort()).toEqual(['acme', 'other']);
-    expect((await items('?kind=settings')).map((e) => e.action)).toEqual(['replay_destination.updated']);
+    const settings = await items('?kind=settings&limit=100');
+    expect(settings.every((e) => e.kind === 'settings')).toBe(true);
+    expect(settings.map((e) => e.action)).toContain('replay_destination.updated');
     expect((await items(`?project=${other.projectId}`)).every((e) => e.project?.slug === 'other')).toBe(true);
     const newest = (await items('?limit=1'))[0]!;
     expect(await items(`?since=${encodeURIComponent('2100-01-01T00:00:00Z')}`)).toEqual([]);
@@ -153,7 +155,7 @@ describe('GET /v1/audit-log', () => {
 
   it('is served to the interface under /ui/api with the session', async () => {
     const cookie = await sessionOf(app, acmeAdmin.email);
-    const response = await app.inject({ method: 'GET', url: '/ui/api/v1/audit-log?kind=settings', headers: { cookie, ...SAME_ORIGIN } });
+    const response = await app.inject({ method: 'GET', url: '/ui/api/v1/audit-log?kind=settings&action=replay_destination.updated', headers: { cookie, ...SAME_ORIGIN } });
     expect(response.json().data.items.map((e: Entry) => e.action)).toEqual(['replay_destination.updated']);
   });
 });
