@@ -1,0 +1,164 @@
+// Single-event benchmark (npm run bench:ingest-single). One embedded PostgreSQL (fsync on), two
+// apps on it: one coalescing concurrent single events into shared transactions (the defaults),
+// one storing each event in a transaction of its own (INGEST_COALESCE_MAX_WAIT_MS=0). In one run
+// and interleaved, so that the machine's load weighs on every figure alike: POST /v1/events at
+// 8 and 64 clients on both apps, and 100-event batches at 8 clients for the ratio. Prints a
+// table and replaces the `## Single events` section of docs/benchmarks.md.
+
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import pino from 'pino';
+import { Pool as HttpPool } from 'undici';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { createMetrics } from '../src/metrics/metrics.ts';
+import { runInChild, serveChildJob, startBenchServer } from './bench-server.ts';
+import { replaceDocsSection } from './docs-section.ts';
+import { BATCH_SIZE, makeBatch, makeEvent } from './ingest-load.ts';
+
+const JOB_VARIABLE = 'JTRACE_BENCH_SINGLE_JOB';
+const DOCS = new URL('../docs/benchmarks.md', import.meta.url);
+/** Each timed phase lasts this long; phases are interleaved over ROUNDS rounds. */
+const PHASE_MS = Number(process.env.JTRACE_BENCH_PHASE_MS ?? 8_000);
+const WARMUP_MS = 1_500;
+const ROUNDS = Number(process.env.JTRACE_BENCH_ROUNDS ?? 2);
+
+interface Job { baseUrl: string; apiKey: string; mode: 'batch' | 'single'; clients: number; ms: number; warmupMs: number; tag: string }
+interface Outcome { events: number; elapsedMs: number; failures: number; latencies: number[] }
+
+// ---- the load generator (a child process of this file) -----------------------------------------
+
+async function runLoad(job: Job): Promise<Outcome> {
+  const http = new HttpPool(job.baseUrl, { connections: job.clients, pipelining: 1, keepAliveTimeout: 30_000 });
+  const path = job.mode === 'batch' ? '/v1/events/batch' : '/v1/events';
+  let serial = 0;
+  const payload = () => {
+    const i = serial++;
+    return JSON.stringify(job.mode === 'batch' ? { events: makeBatch(`${job.tag}b${i}`) } : makeEvent(`${job.tag}s`, i, i % 4));
+  };
+  const phase = async (ms: number, latencies: number[] | null) => {
+    let events = 0;
+    let failures = 0;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: job.clients }, async () => {
+      while (performance.now() - started < ms) {
+        const body = payload();
+        const t0 = performance.now();
+        const response = await http.request({ path, method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${job.apiKey}` } });
+        const text = await response.body.text();
+        latencies?.push(performance.now() - t0);
+        if (response.statusCode !== 202 || text.includes('"rejected"')) failures++;
+        else events += job.mode === 'batch' ? BATCH_SIZE : 1;
+      }
+    }));
+    return { events, failures, elapsedMs: performance.now() - started };
+  };
+  await phase(job.warmupMs, null);
+  const latencies: number[] = [];
+  const result = await phase(job.ms, latencies);
+  await http.close();
+  return { ...result, latencies };
+}
+
+if (await serveChildJob(JOB_VARIABLE, runLoad)) process.exit(0);
+
+// ---- the measurements --------------------------------------------------------------------------
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+interface Phase { name: string; app: 'coalesced' | 'alone'; mode: 'batch' | 'single'; clients: number }
+const PHASES: Phase[] = [
+  { name: 'single, one transaction each, 8 clients', app: 'alone', mode: 'single', clients: 8 },
+  { name: 'single, coalesced, 8 clients', app: 'coalesced', mode: 'single', clients: 8 },
+  { name: 'single, one transaction each, 64 clients', app: 'alone', mode: 'single', clients: 64 },
+  { name: 'single, coalesced, 64 clients', app: 'coalesced', mode: 'single', clients: 64 },
+  { name: 'batch of 100, 8 clients', app: 'alone', mode: 'batch', clients: 8 },
+];
+
+async function main(): Promise<void> {
+  // The coalescing knobs may be set for a run (INGEST_COALESCE_MAX_WAIT_MS, INGEST_COALESCE_MAX_EVENTS).
+  const base = loadConfig({ INGEST_COALESCE_MAX_WAIT_MS: process.env.INGEST_COALESCE_MAX_WAIT_MS, INGEST_COALESCE_MAX_EVENTS: process.env.INGEST_COALESCE_MAX_EVENTS });
+  const server = await startBenchServer({ ingestCoalesceMaxWaitMs: base.ingestCoalesceMaxWaitMs, ingestCoalesceMaxEvents: base.ingestCoalesceMaxEvents });
+  // The second app: the same database, pool and key, coalescing switched off.
+  const alone = await buildApp({
+    config: { ...base, ingestCoalesceMaxWaitMs: 0 }, pool: server.pool, keyring: server.keyring, adminToken: 'x'.repeat(40),
+    logger: pino({ level: 'silent' }), metrics: createMetrics(server.pool), build: { version: '0.0.0', source: 'package' },
+  });
+  await alone.listen({ port: 0, host: '127.0.0.1' });
+  const urls = { coalesced: server.baseUrl, alone: `http://127.0.0.1:${(alone.server.address() as AddressInfo).port}` };
+  const loadBefore = os.loadavg()[0]!;
+  try {
+    const results = new Map<string, Outcome[]>();
+    // JTRACE_BENCH_ONLY=1,3 runs only those phases (0-based) and leaves docs/benchmarks.md alone.
+    const only = process.env.JTRACE_BENCH_ONLY?.split(',').map(Number);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const phase of PHASES.filter((_, i) => only === undefined || only.includes(i))) {
+        console.log(`round ${round}/${ROUNDS}: ${phase.name} ...`);
+        const outcome = await runInChild<Job, Outcome>(import.meta.url, JOB_VARIABLE, {
+          baseUrl: urls[phase.app], apiKey: server.apiKey, mode: phase.mode, clients: phase.clients,
+          ms: PHASE_MS, warmupMs: WARMUP_MS, tag: `r${round}${phase.app}${phase.mode}${phase.clients}`,
+        });
+        results.set(phase.name, [...(results.get(phase.name) ?? []), outcome]);
+      }
+    }
+    const loadAfter = os.loadavg()[0]!;
+    if (only !== undefined) {
+      for (const [name, outcomes] of results) console.log(name, outcomes.map((o) => ({ rate: fmt(o.events / (o.elapsedMs / 1000)), p50: percentile(o.latencies, 50).toFixed(1) })));
+      return;
+    }
+    const figure = (name: string) => {
+      const outcomes = results.get(name)!;
+      const events = outcomes.reduce((n, o) => n + o.events, 0);
+      const seconds = outcomes.reduce((n, o) => n + o.elapsedMs, 0) / 1000;
+      const latencies = outcomes.flatMap((o) => o.latencies);
+      return { rate: events / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures: outcomes.reduce((n, o) => n + o.failures, 0), runs: outcomes.map((o) => o.events / (o.elapsedMs / 1000)) };
+    };
+    const f = Object.fromEntries(PHASES.map((p) => [p.name, figure(p.name)]));
+    const batch = f['batch of 100, 8 clients']!;
+    const rows = PHASES.map((p) => {
+      const x = f[p.name]!;
+      return { phase: p.name, 'events/s': fmt(x.rate), rounds: x.runs.map(fmt).join(', '), 'p50 ms': x.p50.toFixed(1), 'p99 ms': x.p99.toFixed(1), failed: x.failures };
+    });
+    const ratios = {
+      speedup8: f['single, coalesced, 8 clients']!.rate / f['single, one transaction each, 8 clients']!.rate,
+      speedup64: f['single, coalesced, 64 clients']!.rate / f['single, one transaction each, 64 clients']!.rate,
+      toBatch64: f['single, coalesced, 64 clients']!.rate / batch.rate,
+      toBatch8: f['single, coalesced, 8 clients']!.rate / batch.rate,
+    };
+    console.table(rows);
+    console.log(ratios);
+    const machine = `${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, PostgreSQL ${server.postgresVersion} (embedded, fsync on, default settings)`;
+    replaceDocsSection(DOCS, '## Single events', render({ maxWaitMs: base.ingestCoalesceMaxWaitMs, maxEvents: base.ingestCoalesceMaxEvents }, machine, rows, ratios, loadBefore, loadAfter));
+    console.log(`wrote the Single events section of ${DOCS.pathname}`);
+  } finally {
+    await alone.close();
+    await server.stop();
+  }
+}
+
+function render(settings: { maxWaitMs: number; maxEvents: number }, machine: string, rows: Array<Record<string, string | number>>, r: Record<string, number>, loadBefore: number, loadAfter: number): string {
+  const met = (ok: boolean) => (ok ? 'met' : 'missed');
+  return `## Single events
+
+Measured on ${new Date().toISOString().slice(0, 10)} with \`npm run bench:ingest-single\` (bench/ingest-single.ts). Machine: ${machine}.
+Load average ${loadBefore.toFixed(1)} when the run began and ${loadAfter.toFixed(1)} when it ended (2 cores: above 2, other work competed).
+Two apps on one database: one coalescing (\`INGEST_COALESCE_MAX_WAIT_MS=${settings.maxWaitMs}\`,
+\`INGEST_COALESCE_MAX_EVENTS=${settings.maxEvents}\`), one with it off (each event in a transaction of its own, as before).
+The phases are interleaved, ${ROUNDS} rounds of ${PHASE_MS / 1000} s each (after ${WARMUP_MS / 1000} s of warm-up), from a load generator in a child
+process over keep-alive connections; each single event starts a new journey (the events of bench:ingest, about 1 KB).
+
+| Phase | events/s | per round | p50 ms | p99 ms | failed |
+|---|---:|---|---:|---:|---:|
+${rows.map((x) => `| ${x.phase} | ${x['events/s']} | ${x.rounds} | ${x['p50 ms']} | ${x['p99 ms']} | ${x.failed} |`).join('\n')}
+
+- **8 clients**: coalescing gives ${r.speedup8!.toFixed(1)}× the rate of one transaction per event (goal ≥ 3×: ${met(r.speedup8! >= 3)}); ${(r.toBatch8! * 100).toFixed(0)} % of the batch rate.
+- **64 clients**: ${r.speedup64!.toFixed(1)}× the rate of one transaction per event, and ${r.toBatch64!.toFixed(2)} of the batch route's event rate (goal ≥ 0.5: ${met(r.toBatch64! >= 0.5)}).
+`;
+}
+
+await main();
+process.exit(0);
