@@ -6,6 +6,10 @@ import { createKeyring } from '../crypto/keyring.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import pino from 'pino';
+import { findEnvironment } from '../projects/environments-sql.ts';
+import { createSingleEventCoalescer, ingestCoalesced } from './coalesce.ts';
+import { systemMicros } from './received-clock.ts';
 import { countRows, testEnvelope as envelope, uid } from './test-fixtures.ts';
 
 /**
@@ -188,4 +192,31 @@ describe('groups', () => {
     expect((await Promise.all(answers)).map(verdict)).toEqual(['202 duplicate=false', '202 duplicate=false']);
     expect(await countRows(db.pool, 'events WHERE id = ANY($1)', [waiting.map((e) => e.event.id)])).toBe(2);
   });
+
+  it('gather while maxInFlight groups of their environment are being stored, then go at once', async () => {
+    const sizes: number[] = [];
+    const deps = { pool: db.pool, keyring, logger: pino({ level: 'silent' }), micros: systemMicros, allowFullPayloadCapture: false, maxEventPayloadBytes: 262_144 };
+    const coalescer = createSingleEventCoalescer(deps, { maxWaitMs: 5, maxEvents: 100, maxInFlight: 1 }, { group: (n) => sizes.push(n), fallback: () => {} });
+    const scope = { projectId: project.projectId, environment: (await findEnvironment(db.pool, project.projectId, 'production'))! };
+    const journey = envelope();
+    await send((await appWith({ ingestCoalesceMaxWaitMs: 0 })).app, journey);
+    // The first group is held by a lock on its journey; three events come 30 ms apart meanwhile.
+    const holder = await db.pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM journeys WHERE project_id = $1 AND id = $2 FOR UPDATE', [project.projectId, journey.event.journeyId]);
+    const first = ingestCoalesced(deps, coalescer, scope, envelope({ journeyId: journey.event.journeyId }));
+    const later: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      later.push(ingestCoalesced(deps, coalescer, scope, envelope()));
+    }
+    expect(sizes).toEqual([1]);
+    await holder.query('COMMIT');
+    holder.release();
+    const results = await Promise.all([first, ...later]);
+    expect(results.map((r) => (r as { status: string }).status)).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
+    // Without the bound each would have gone alone after its 5 ms: [1, 1, 1, 1].
+    expect(sizes).toEqual([1, 3]);
+  });
 });
+

@@ -23,7 +23,16 @@ export interface CoalesceSettings {
   maxWaitMs: number;
   /** A group is stored as soon as it holds this many events; 0 disables coalescing. */
   maxEvents: number;
+  /** Groups of one environment being stored at once; a due group waits for one of them to end. */
+  maxInFlight?: number;
 }
+
+/**
+ * Groups of one environment committing at once. While they run, the next group keeps
+ * gathering instead of queueing for a pool connection beside the requests' key lookups: the
+ * slower the database, the larger the groups (docs/ingestion.md, "Single events share commits").
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 2;
 
 export interface CoalesceObserver {
   /** Called once per stored group with its number of events. */
@@ -42,6 +51,8 @@ interface Group {
   scope: IngestScope;
   members: Member[];
   timer: NodeJS.Timeout;
+  /** The wait is over: stored as soon as fewer than maxInFlight groups of its key are. */
+  due: boolean;
 }
 
 export interface SingleEventCoalescer {
@@ -58,9 +69,11 @@ export function coalescingEnabled(settings: CoalesceSettings | undefined): setti
 }
 
 export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceSettings, observer: CoalesceObserver): SingleEventCoalescer {
+  const maxInFlight = settings.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   // Keyed by project and environment: a group is one storeEvents scope, as one batch is.
   // Capture settings were applied per request when its event was prepared.
   const open = new Map<string, Group>();
+  const running = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
   let flushingAll = false;
 
@@ -68,8 +81,19 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
     if (open.get(group.key) !== group) return;
     open.delete(group.key);
     clearTimeout(group.timer);
-    const done: Promise<void> = commitGroup(deps, group, observer).finally(() => inFlight.delete(done));
+    running.set(group.key, (running.get(group.key) ?? 0) + 1);
+    const done: Promise<void> = commitGroup(deps, group, observer).finally(() => {
+      inFlight.delete(done);
+      const left = running.get(group.key)! - 1;
+      if (left === 0) running.delete(group.key);
+      else running.set(group.key, left);
+      flushIfDue(group.key);
+    });
     inFlight.add(done);
+  };
+  const flushIfDue = (key: string) => {
+    const group = open.get(key);
+    if (group !== undefined && group.due && (running.get(key) ?? 0) < maxInFlight) flush(group);
   };
 
   return {
@@ -77,7 +101,13 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
       const key = `${scope.projectId}\u0000${scope.environment.id}`;
       let group = open.get(key);
       if (group === undefined) {
-        const created: Group = { key, scope, members: [], timer: setTimeout(() => flush(created), settings.maxWaitMs) };
+        const created: Group = {
+          key, scope, members: [], due: false,
+          timer: setTimeout(() => {
+            created.due = true;
+            flushIfDue(key);
+          }, settings.maxWaitMs),
+        };
         open.set(key, created);
         group = created;
       }
