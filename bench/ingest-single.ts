@@ -5,13 +5,18 @@
 // 8 and 64 clients on both apps, and 100-event batches at 8 clients for the ratio. Prints a
 // table and replaces the `## Single events` section of docs/benchmarks.md.
 
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import pino from 'pino';
 import { Pool as HttpPool } from 'undici';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
+import { findEnvironment } from '../src/projects/environments-sql.ts';
+import { measureRecovery, type RecoveryFigures } from './coalesce-recovery.ts';
+import { postmasterPid, sampleCpu } from './process-cpu.ts';
 import { runInChild, serveChildJob, startBenchServer } from './bench-server.ts';
 import { replaceDocsSection } from './docs-section.ts';
 import { BATCH_SIZE, makeBatch, makeEvent } from './ingest-load.ts';
@@ -24,7 +29,7 @@ const WARMUP_MS = 1_500;
 const ROUNDS = Number(process.env.JTRACE_BENCH_ROUNDS ?? 2);
 
 interface Job { baseUrl: string; apiKey: string; mode: 'batch' | 'single'; clients: number; ms: number; warmupMs: number; tag: string }
-interface Outcome { events: number; elapsedMs: number; failures: number; latencies: number[] }
+interface Outcome { events: number; elapsedMs: number; failures: number; latencies: number[]; meanGroup?: number | null; cpu?: { serverMs: number; postgresMs: number | null } }
 
 // ---- the load generator (a child process of this file) -----------------------------------------
 
@@ -82,15 +87,28 @@ const PHASES: Phase[] = [
 async function main(): Promise<void> {
   // The coalescing knobs may be set for a run (INGEST_COALESCE_MAX_WAIT_MS, INGEST_COALESCE_MAX_EVENTS).
   const base = loadConfig({ INGEST_COALESCE_MAX_WAIT_MS: process.env.INGEST_COALESCE_MAX_WAIT_MS, INGEST_COALESCE_MAX_EVENTS: process.env.INGEST_COALESCE_MAX_EVENTS });
-  const server = await startBenchServer({ ingestCoalesceMaxWaitMs: base.ingestCoalesceMaxWaitMs, ingestCoalesceMaxEvents: base.ingestCoalesceMaxEvents });
-  // The second app: the same database, pool and key, coalescing switched off.
-  const alone = await buildApp({
-    config: { ...base, ingestCoalesceMaxWaitMs: 0 }, pool: server.pool, keyring: server.keyring, adminToken: 'x'.repeat(40),
-    logger: pino({ level: 'silent' }), metrics: createMetrics(server.pool), build: { version: '0.0.0', source: 'package' },
-  });
-  await alone.listen({ port: 0, host: '127.0.0.1' });
-  const urls = { coalesced: server.baseUrl, alone: `http://127.0.0.1:${(alone.server.address() as AddressInfo).port}` };
+  const server = await startBenchServer();
+  // Two apps on the server's database, pool and key: coalescing as configured, and switched off.
+  const metrics = { coalesced: createMetrics(server.pool), alone: createMetrics(server.pool) };
+  const apps = { coalesced: base, alone: { ...base, ingestCoalesceMaxWaitMs: 0 } };
+  const urls = { coalesced: '', alone: '' };
+  const built: FastifyInstance[] = [];
+  for (const name of ['coalesced', 'alone'] as const) {
+    const app = await buildApp({
+      config: apps[name], pool: server.pool, keyring: server.keyring, adminToken: randomBytes(32).toString('base64url'),
+      logger: pino({ level: 'silent' }), metrics: metrics[name], build: { version: '0.0.0', source: 'package' },
+    });
+    built.push(app);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    urls[name] = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  }
+  const groupTotals = async () => {
+    const values = (await metrics.coalesced.coalescedGroupEvents.get()).values;
+    const of = (suffix: string) => values.find((v) => v.metricName === `service_ingest_coalesced_group_events${suffix}`)?.value ?? 0;
+    return { groups: of('_count'), events: of('_sum') };
+  };
   const loadBefore = os.loadavg()[0]!;
+  const postmaster = await postmasterPid(server.pool);
   try {
     const results = new Map<string, Outcome[]>();
     // JTRACE_BENCH_ONLY=1,3 runs only those phases (0-based) and leaves docs/benchmarks.md alone.
@@ -98,10 +116,18 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const phase of PHASES.filter((_, i) => only === undefined || only.includes(i))) {
         console.log(`round ${round}/${ROUNDS}: ${phase.name} ...`);
+        const groupsBefore = await groupTotals();
+        const cpuBefore = sampleCpu(postmaster);
         const outcome = await runInChild<Job, Outcome>(import.meta.url, JOB_VARIABLE, {
           baseUrl: urls[phase.app], apiKey: server.apiKey, mode: phase.mode, clients: phase.clients,
           ms: PHASE_MS, warmupMs: WARMUP_MS, tag: `r${round}${phase.app}${phase.mode}${phase.clients}`,
         });
+        const cpuAfter = sampleCpu(postmaster);
+        const groupsAfter = await groupTotals();
+        // Includes the warm-up: CPU per event over everything the phase sent.
+        outcome.cpu = { serverMs: cpuAfter.serverMs - cpuBefore.serverMs, postgresMs: cpuAfter.postgresMs === null || cpuBefore.postgresMs === null ? null : cpuAfter.postgresMs - cpuBefore.postgresMs };
+        // Warm-up groups included: the mean events per shared transaction during the phase.
+        outcome.meanGroup = phase.app === 'coalesced' && phase.mode === 'single' ? (groupsAfter.events - groupsBefore.events) / Math.max(1, groupsAfter.groups - groupsBefore.groups) : null;
         results.set(phase.name, [...(results.get(phase.name) ?? []), outcome]);
       }
     }
@@ -115,13 +141,18 @@ async function main(): Promise<void> {
       const events = outcomes.reduce((n, o) => n + o.events, 0);
       const seconds = outcomes.reduce((n, o) => n + o.elapsedMs, 0) / 1000;
       const latencies = outcomes.flatMap((o) => o.latencies);
-      return { rate: events / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures: outcomes.reduce((n, o) => n + o.failures, 0), runs: outcomes.map((o) => o.events / (o.elapsedMs / 1000)) };
+      // CPU per event: the phases' CPU over their events including the warm-up, estimated by the rate.
+      const sentEvents = outcomes.reduce((n, o) => n + (o.events * (o.elapsedMs + WARMUP_MS)) / o.elapsedMs, 0);
+      const serverUs = (outcomes.reduce((n, o) => n + o.cpu!.serverMs, 0) * 1000) / sentEvents;
+      const postgresUs = outcomes.some((o) => o.cpu!.postgresMs === null) ? null : (outcomes.reduce((n, o) => n + o.cpu!.postgresMs!, 0) * 1000) / sentEvents;
+      const groups = outcomes.map((o) => o.meanGroup).filter((g): g is number => typeof g === 'number');
+      return { serverUs, postgresUs, meanGroup: groups.length > 0 ? groups.reduce((a, b) => a + b, 0) / groups.length : null, rate: events / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures: outcomes.reduce((n, o) => n + o.failures, 0), runs: outcomes.map((o) => o.events / (o.elapsedMs / 1000)) };
     };
     const f = Object.fromEntries(PHASES.map((p) => [p.name, figure(p.name)]));
     const batch = f['batch of 100, 8 clients']!;
     const rows = PHASES.map((p) => {
       const x = f[p.name]!;
-      return { phase: p.name, 'events/s': fmt(x.rate), rounds: x.runs.map(fmt).join(', '), 'p50 ms': x.p50.toFixed(1), 'p99 ms': x.p99.toFixed(1), failed: x.failures };
+      return { phase: p.name, 'events/s': fmt(x.rate), rounds: x.runs.map(fmt).join(', '), 'p50 ms': x.p50.toFixed(1), 'p99 ms': x.p99.toFixed(1), failed: x.failures, 'events per commit': x.meanGroup === null ? '1' : x.meanGroup.toFixed(1), 'server CPU µs/event': x.serverUs.toFixed(0), 'PostgreSQL CPU µs/event': x.postgresUs === null ? '—' : x.postgresUs.toFixed(0) };
     });
     const ratios = {
       speedup8: f['single, coalesced, 8 clients']!.rate / f['single, one transaction each, 8 clients']!.rate,
@@ -131,16 +162,20 @@ async function main(): Promise<void> {
     };
     console.table(rows);
     console.log(ratios);
+    console.log('recovery from a failing member: shared transaction then one by one, against savepoints ...');
+    const environment = (await findEnvironment(server.pool, server.projectId, 'production'))!;
+    const recovery = await measureRecovery(server.pool, server.keyring, server.projectId, environment);
+    console.log(recovery);
     const machine = `${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, PostgreSQL ${server.postgresVersion} (embedded, fsync on, default settings)`;
-    replaceDocsSection(DOCS, '## Single events', render({ maxWaitMs: base.ingestCoalesceMaxWaitMs, maxEvents: base.ingestCoalesceMaxEvents }, machine, rows, ratios, loadBefore, loadAfter));
+    replaceDocsSection(DOCS, '## Single events', render({ maxWaitMs: base.ingestCoalesceMaxWaitMs, maxEvents: base.ingestCoalesceMaxEvents }, machine, rows, ratios, recovery, loadBefore, loadAfter));
     console.log(`wrote the Single events section of ${DOCS.pathname}`);
   } finally {
-    await alone.close();
+    for (const app of built) await app.close();
     await server.stop();
   }
 }
 
-function render(settings: { maxWaitMs: number; maxEvents: number }, machine: string, rows: Array<Record<string, string | number>>, r: Record<string, number>, loadBefore: number, loadAfter: number): string {
+function render(settings: { maxWaitMs: number; maxEvents: number }, machine: string, rows: Array<Record<string, string | number>>, r: Record<string, number>, recovery: RecoveryFigures, loadBefore: number, loadAfter: number): string {
   const met = (ok: boolean) => (ok ? 'met' : 'missed');
   return `## Single events
 
@@ -151,12 +186,17 @@ Two apps on one database: one coalescing (\`INGEST_COALESCE_MAX_WAIT_MS=${settin
 The phases are interleaved, ${ROUNDS} rounds of ${PHASE_MS / 1000} s each (after ${WARMUP_MS / 1000} s of warm-up), from a load generator in a child
 process over keep-alive connections; each single event starts a new journey (the events of bench:ingest, about 1 KB).
 
-| Phase | events/s | per round | p50 ms | p99 ms | failed |
-|---|---:|---|---:|---:|---:|
-${rows.map((x) => `| ${x.phase} | ${x['events/s']} | ${x.rounds} | ${x['p50 ms']} | ${x['p99 ms']} | ${x.failed} |`).join('\n')}
+| Phase | events/s | per round | p50 ms | p99 ms | failed | events per commit | server CPU µs/event | PostgreSQL CPU µs/event |
+|---|---:|---|---:|---:|---:|---:|---:|---:|
+${rows.map((x) => `| ${x.phase} | ${x['events/s']} | ${x.rounds} | ${x['p50 ms']} | ${x['p99 ms']} | ${x.failed} | ${x['events per commit']} | ${x['server CPU µs/event']} | ${x['PostgreSQL CPU µs/event']} |`).join('\n')}
 
 - **8 clients**: coalescing gives ${r.speedup8!.toFixed(1)}× the rate of one transaction per event (goal ≥ 3×: ${met(r.speedup8! >= 3)}); ${(r.toBatch8! * 100).toFixed(0)} % of the batch rate.
 - **64 clients**: ${r.speedup64!.toFixed(1)}× the rate of one transaction per event, and ${r.toBatch64!.toFixed(2)} of the batch route's event rate (goal ≥ 0.5: ${met(r.toBatch64! >= 0.5)}).
+- **A failing member** (bench/coalesce-recovery.ts: groups of ${recovery.groupSize} prepared events stored directly, median of ${recovery.repetitions},
+  interleaved; one member breaks a CHECK constraint): a shared transaction stores a healthy group in ${recovery.healthy[0].toFixed(1)} ms against
+  ${recovery.healthy[1].toFixed(1)} ms with a savepoint and a storeEvents call per member; with a failing member, the failed shared transaction
+  followed by each member on its own takes ${recovery.failing[0].toFixed(1)} ms against ${recovery.failing[1].toFixed(1)} ms for savepoints. Savepoints would make every
+  group pay per member to save work only on a failing one, so coalescing keeps the shared transaction and stores one by one after a failure.
 `;
 }
 
