@@ -82,13 +82,21 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
     open.delete(group.key);
     clearTimeout(group.timer);
     running.set(group.key, (running.get(group.key) ?? 0) + 1);
-    const done: Promise<void> = commitGroup(deps, group, observer).finally(() => {
-      inFlight.delete(done);
-      const left = running.get(group.key)! - 1;
-      if (left === 0) running.delete(group.key);
-      else running.set(group.key, left);
-      flushIfDue(group.key);
-    });
+    const done: Promise<void> = commitGroup(deps, group, observer)
+      .catch(() => {
+        // Never expected (commitGroup answers every member itself), but no request may hang:
+        // a member already answered keeps its answer, a promise settles once.
+        for (const member of group.members) {
+          member.resolve({ eventId: member.input.prepared.event.id, status: 'rejected', error: storageFailure(null, 'single') });
+        }
+      })
+      .finally(() => {
+        inFlight.delete(done);
+        const left = running.get(group.key)! - 1;
+        if (left === 0) running.delete(group.key);
+        else running.set(group.key, left);
+        flushIfDue(group.key);
+      });
     inFlight.add(done);
   };
   const flushIfDue = (key: string) => {
