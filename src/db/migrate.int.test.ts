@@ -39,6 +39,7 @@ const EXPECTED_TABLES = [
   'schema_migrations',
   'schema_migrations_lock',
   'search_tokens',
+  'settings_changes',
   'sign_in_throttle',
   'user_sessions',
   'users',

@@ -18,6 +18,7 @@ import { JourneyPage } from './pages/journey.tsx';
 import { HeaderSearch } from './pages/header-search.tsx';
 import { NotFound } from './pages/not-found.tsx';
 import { BuildFooter } from './components/build-footer.tsx';
+import { SettingsRoute } from './pages/settings/settings-route.tsx';
 
 type Session = 'checking' | 'signed-in' | 'signed-out';
 
@@ -91,6 +92,7 @@ function SignedIn() {
   let page;
   if (error) page = <ErrorMessage error={error} />;
   else if (!projects) page = <Loading what="projects" />;
+  else if (loc.path === '/settings' || loc.path.startsWith('/settings/')) page = <SettingsRoute path={loc.path} params={loc.params} projects={projects} />;
   else if (!match && loc.path !== '/') page = <NotFound title="Page not found" reason="There is no page at this address." />;
   else if (!match) page = <ProjectsPage projects={projects} />;
   else if (!project) page = <NotFound title="Project not found" reason="This project does not exist, or it was deleted. Choose another one." />;
@@ -134,6 +136,9 @@ function SignedIn() {
             <HeaderSearch projectId={project.id} initial={match?.[2] === '/search' ? (loc.params.get('q') ?? '') : ''} />
           </>
         ) : null}
+        <Link to="/settings" className="settings-link" aria-current={loc.path.startsWith('/settings') ? 'page' : undefined}>
+          Settings
+        </Link>
         <button type="button" className="link-button sign-out" onClick={signOut}>
           Sign out
         </button>

@@ -68,6 +68,8 @@ export class Delivery {
   /** Envelope JSON characters of the waiting events (queue[head..]). */
   private queuedChars = 0;
   private inFlight: Pending[] = [];
+  /** Envelope JSON characters of the batch being sent: held in memory as much as the queue. */
+  private inFlightChars = 0;
   private request: Promise<void> | null = null;
   private abort: AbortController | null = null;
   private closed = false;
@@ -131,10 +133,18 @@ export class Delivery {
     }).unref();
   }
 
-  /** Drops the oldest waiting events while the queue is over its count or its size. */
+  /**
+   * Drops the oldest waiting events while the queue is over its count, or what is held (waiting
+   * and being sent) is over its size. A lone event larger than the bound is still sent when
+   * nothing else is held.
+   */
   private trimOldest(): void {
     let dropped = 0;
-    while (this.size > this.settings.maxQueueSize || (this.queuedChars > this.settings.maxQueueBytes && this.size > 1)) {
+    const keep = () => (this.inFlightChars > 0 ? 0 : 1);
+    while (
+      this.size > this.settings.maxQueueSize ||
+      (this.queuedChars + this.inFlightChars > this.settings.maxQueueBytes && this.size > keep())
+    ) {
       this.queuedChars -= (this.queue[this.head] as Pending).envelope.json.length;
       this.head += 1;
       dropped += 1;
@@ -169,9 +179,11 @@ export class Delivery {
     if (batch.length === 0) return;
     this.counters.queued = this.size;
     this.inFlight = batch;
+    this.inFlightChars = batch.reduce((sum, item) => sum + item.envelope.json.length, 0);
     this.counters.inFlight = batch.length;
     this.request = this.send(batch).finally(() => {
       this.inFlight = [];
+      this.inFlightChars = 0;
       this.counters.inFlight = 0;
       this.request = null;
       this.abort = null;
@@ -226,6 +238,8 @@ export class Delivery {
     }
     // Events counted at shutdown while this request hung are not counted twice.
     if (this.inFlight !== batch) return;
+    // Settled: what is resent is counted again as waiting.
+    this.inFlightChars = 0;
     if (this.closed && abort.signal.aborted) {
       this.drop(batch.length, 'shutdown');
       return;
@@ -333,6 +347,7 @@ export class Delivery {
         // The fetch ignored the abort: count its events now and ignore its late answer.
         const stranded = this.inFlight;
         this.inFlight = [];
+        this.inFlightChars = 0;
         this.drop(stranded.length, 'shutdown');
         this.request = null;
       }

@@ -259,3 +259,30 @@ describe('the queue against a dead server', () => {
     expect(after.sent + after.rejected + after.dropped).toBe(after.recorded);
   });
 });
+
+describe('the queue while a batch is being sent', () => {
+  it('counts the batch under way against maxQueueBytes, so what the recorder holds stays within it', async () => {
+    let release: () => void = () => {};
+    const hanging = ((_url: unknown, init: { signal?: AbortSignal }) =>
+      new Promise<Response>((_resolve, reject) => {
+        release = () => reject(new TypeError('fetch failed'));
+        init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+      })) as unknown as typeof fetch;
+    const recorder = createRecorder({ ...baseOptions(hanging), maxQueueBytes: 1024 * 1024, batchSize: 10, flushIntervalMs: 3_600_000 });
+    const journey = recorder.startJourney({ entity: { type: 'order', id: 'o' } });
+    const big = 'x'.repeat(60_000);
+    for (let i = 0; i < 10; i++) journey.record({ operation: 'received', name: 'big', input: { big } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(recorder.counters().inFlight).toBe(10);
+    for (let i = 0; i < 20; i++) journey.record({ operation: 'received', name: 'big', input: { big } });
+    const counters = recorder.counters();
+    // Over 60,000 characters each: 10 are being sent, so at most 7 more fit in 1 MiB.
+    expect(counters.queued).toBeGreaterThan(0);
+    expect(counters.queued + counters.inFlight).toBeLessThanOrEqual(17);
+    expect(counters.droppedByCause.queue_full).toBe(20 - counters.queued);
+    release();
+    await recorder.shutdown({ timeoutMs: 100 });
+    const after = recorder.counters();
+    expect(after.sent + after.rejected + after.dropped).toBe(after.recorded);
+  });
+});
