@@ -16,7 +16,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { findEnvironment } from '../src/projects/environments-sql.ts';
 import { measureRecovery, type RecoveryFigures } from './coalesce-recovery.ts';
-import { postmasterPid, sampleCpu } from './process-cpu.ts';
+import { postmasterPid, startCpuCount } from './process-cpu.ts';
 import { runInChild, serveChildJob, startBenchServer } from './bench-server.ts';
 import { replaceDocsSection } from './docs-section.ts';
 import { BATCH_SIZE, makeBatch, makeEvent } from './ingest-load.ts';
@@ -75,6 +75,7 @@ const percentile = (values: number[], p: number) => {
 };
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+interface PhaseFigure { serverUs: number; postgresUs: number | null; meanGroup: number | null }
 interface Phase { name: string; app: 'coalesced' | 'alone'; mode: 'batch' | 'single'; clients: number }
 const PHASES: Phase[] = [
   { name: 'single, one transaction each, 8 clients', app: 'alone', mode: 'single', clients: 8 },
@@ -117,15 +118,15 @@ async function main(): Promise<void> {
       for (const phase of PHASES.filter((_, i) => only === undefined || only.includes(i))) {
         console.log(`round ${round}/${ROUNDS}: ${phase.name} ...`);
         const groupsBefore = await groupTotals();
-        const cpuBefore = sampleCpu(postmaster);
+        const cpuCount = startCpuCount(postmaster);
         const outcome = await runInChild<Job, Outcome>(import.meta.url, JOB_VARIABLE, {
           baseUrl: urls[phase.app], apiKey: server.apiKey, mode: phase.mode, clients: phase.clients,
           ms: PHASE_MS, warmupMs: WARMUP_MS, tag: `r${round}${phase.app}${phase.mode}${phase.clients}`,
         });
-        const cpuAfter = sampleCpu(postmaster);
+        const cpu = cpuCount.stop();
         const groupsAfter = await groupTotals();
         // Includes the warm-up: CPU per event over everything the phase sent.
-        outcome.cpu = { serverMs: cpuAfter.serverMs - cpuBefore.serverMs, postgresMs: cpuAfter.postgresMs === null || cpuBefore.postgresMs === null ? null : cpuAfter.postgresMs - cpuBefore.postgresMs };
+        outcome.cpu = cpu;
         // Warm-up groups included: the mean events per shared transaction during the phase.
         outcome.meanGroup = phase.app === 'coalesced' && phase.mode === 'single' ? (groupsAfter.events - groupsBefore.events) / Math.max(1, groupsAfter.groups - groupsBefore.groups) : null;
         results.set(phase.name, [...(results.get(phase.name) ?? []), outcome]);
@@ -167,7 +168,9 @@ async function main(): Promise<void> {
     const recovery = await measureRecovery(server.pool, server.keyring, server.projectId, environment);
     console.log(recovery);
     const machine = `${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, PostgreSQL ${server.postgresVersion} (embedded, fsync on, default settings)`;
-    replaceDocsSection(DOCS, '## Single events', render({ maxWaitMs: base.ingestCoalesceMaxWaitMs, maxEvents: base.ingestCoalesceMaxEvents }, machine, rows, ratios, recovery, loadBefore, loadAfter));
+    replaceDocsSection(DOCS, '## Single events', render({ maxWaitMs: base.ingestCoalesceMaxWaitMs, maxEvents: base.ingestCoalesceMaxEvents }, machine, rows, ratios, recovery, loadBefore, loadAfter, {
+      single64: f['single, coalesced, 64 clients']!, single8: f['single, coalesced, 8 clients']!, batch,
+    }));
     console.log(`wrote the Single events section of ${DOCS.pathname}`);
   } finally {
     for (const app of built) await app.close();
@@ -175,7 +178,8 @@ async function main(): Promise<void> {
   }
 }
 
-function render(settings: { maxWaitMs: number; maxEvents: number }, machine: string, rows: Array<Record<string, string | number>>, r: Record<string, number>, recovery: RecoveryFigures, loadBefore: number, loadAfter: number): string {
+function render(settings: { maxWaitMs: number; maxEvents: number }, machine: string, rows: Array<Record<string, string | number>>, r: Record<string, number>, recovery: RecoveryFigures, loadBefore: number, loadAfter: number, cpu: Record<'single64' | 'single8' | 'batch', PhaseFigure>): string {
+  const us = (x: PhaseFigure) => `${x.serverUs.toFixed(0)} µs of server CPU and ${x.postgresUs === null ? '(not measured)' : `${x.postgresUs.toFixed(0)} µs`} of PostgreSQL CPU`;
   const met = (ok: boolean) => (ok ? 'met' : 'missed');
   return `## Single events
 
@@ -197,6 +201,17 @@ ${rows.map((x) => `| ${x.phase} | ${x['events/s']} | ${x.rounds} | ${x['p50 ms']
   ${recovery.healthy[1].toFixed(1)} ms with a savepoint and a storeEvents call per member; with a failing member, the failed shared transaction
   followed by each member on its own takes ${recovery.failing[0].toFixed(1)} ms against ${recovery.failing[1].toFixed(1)} ms for savepoints. Savepoints would make every
   group pay per member to save work only on a failing one, so coalescing keeps the shared transaction and stores one by one after a failure.
+- **Where the rest of the gap to the batch route is** (CPU read from /proc for the server process and PostgreSQL's processes):
+  a coalesced single event at 64 clients cost ${us(cpu.single64)}, a batch event ${us(cpu.batch)}. A single
+  event pays what a batch spreads over 100 events: one HTTP request on both sides (parse, hooks, answer), the API-key
+  lookup (one statement per request) and a share of a transaction of about ten statements over ${(cpu.single64.meanGroup ?? 1).toFixed(0)} events at 64 clients
+  (${(cpu.single8.meanGroup ?? 1).toFixed(1)} at 8, where the senders overlap less) instead of 100. Coalescing removes only the last part. What would
+  close more of it: a per-process cache of verified API keys (a revoked key would then still be accepted for the cache's
+  lifetime, where the interface spec answers a revoked key 401), and senders that batch: both SDKs queue events and send
+  them through the batch route, up to 100 per request, so the single route serves hand-written clients.
+- A load average above 2 on these 2 cores means the server, PostgreSQL and the load generator waited for CPU: every
+  hop of a request (client, server, PostgreSQL for the key, PostgreSQL for the group, answer) then waits its turn, which
+  weighs most on the route with the most hops per event. Rerun on a quiet machine for the figures of record.
 `;
 }
 

@@ -25,14 +25,39 @@ export async function postmasterPid(pool: Pool): Promise<number | null> {
   return statOf(String(backend))?.ppid ?? null;
 }
 
-export function sampleCpu(postmaster: number | null): CpuSample {
-  const usage = process.cpuUsage();
-  const serverMs = (usage.user + usage.system) / 1000;
-  if (postmaster === null) return { serverMs, postgresMs: null };
-  let ticks = 0;
+/** Ticks of the postmaster and each of its children, by pid. */
+function postgresTicks(postmaster: number): Map<number, number> {
+  const ticks = new Map<number, number>();
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     const stat = statOf(pid);
-    if (stat !== null && (stat.ppid === postmaster || Number(pid) === postmaster)) ticks += stat.ticks;
+    if (stat !== null && (stat.ppid === postmaster || Number(pid) === postmaster)) ticks.set(Number(pid), stat.ticks);
   }
-  return { serverMs, postgresMs: (ticks * 1000) / TICKS_PER_SECOND };
+  return ticks;
+}
+
+/**
+ * Counts CPU from now until stop(). PostgreSQL's processes are read every 200 ms and their
+ * growth summed per pid: a backend that exits meanwhile (the pool closes idle connections)
+ * keeps what it used up to its last reading, and one born meanwhile counts from birth.
+ */
+export function startCpuCount(postmaster: number | null): { stop(): CpuSample } {
+  const usage = process.cpuUsage();
+  const last = postmaster === null ? null : postgresTicks(postmaster);
+  let postgresTicksUsed = 0;
+  const read = () => {
+    if (postmaster === null || last === null) return;
+    for (const [pid, ticks] of postgresTicks(postmaster)) {
+      postgresTicksUsed += ticks - (last.get(pid) ?? 0);
+      last.set(pid, ticks);
+    }
+  };
+  const timer = setInterval(read, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      const used = process.cpuUsage(usage);
+      return { serverMs: (used.user + used.system) / 1000, postgresMs: postmaster === null ? null : (postgresTicksUsed * 1000) / TICKS_PER_SECOND };
+    },
+  };
 }
