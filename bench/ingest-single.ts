@@ -170,6 +170,7 @@ async function main(): Promise<void> {
     const machine = `${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, PostgreSQL ${server.postgresVersion} (embedded, fsync on, default settings)`;
     replaceDocsSection(DOCS, '## Single events', render({ maxWaitMs: base.ingestCoalesceMaxWaitMs, maxEvents: base.ingestCoalesceMaxEvents }, machine, rows, ratios, recovery, loadBefore, loadAfter, {
       single64: f['single, coalesced, 64 clients']!, single8: f['single, coalesced, 8 clients']!, batch,
+      alone64: f['single, one transaction each, 64 clients']!, alone8: f['single, one transaction each, 8 clients']!,
     }));
     console.log(`wrote the Single events section of ${DOCS.pathname}`);
   } finally {
@@ -178,7 +179,8 @@ async function main(): Promise<void> {
   }
 }
 
-function render(settings: { maxWaitMs: number; maxEvents: number }, machine: string, rows: Array<Record<string, string | number>>, r: Record<string, number>, recovery: RecoveryFigures, loadBefore: number, loadAfter: number, cpu: Record<'single64' | 'single8' | 'batch', PhaseFigure>): string {
+function render(settings: { maxWaitMs: number; maxEvents: number }, machine: string, rows: Array<Record<string, string | number>>, r: Record<string, number>, recovery: RecoveryFigures, loadBefore: number, loadAfter: number, cpu: Record<'single64' | 'single8' | 'alone64' | 'alone8' | 'batch', PhaseFigure>): string {
+  const total = (x: PhaseFigure) => Math.round(x.serverUs + (x.postgresUs ?? 0));
   const us = (x: PhaseFigure) => `${x.serverUs.toFixed(0)} µs of server CPU and ${x.postgresUs === null ? '(not measured)' : `${x.postgresUs.toFixed(0)} µs`} of PostgreSQL CPU`;
   const met = (ok: boolean) => (ok ? 'met' : 'missed');
   return `## Single events
@@ -196,6 +198,10 @@ ${rows.map((x) => `| ${x.phase} | ${x['events/s']} | ${x.rounds} | ${x['p50 ms']
 
 - **8 clients**: coalescing gives ${r.speedup8!.toFixed(1)}× the rate of one transaction per event (goal ≥ 3×: ${met(r.speedup8! >= 3)}); ${(r.toBatch8! * 100).toFixed(0)} % of the batch rate.
 - **64 clients**: ${r.speedup64!.toFixed(1)}× the rate of one transaction per event, and ${r.toBatch64!.toFixed(2)} of the batch route's event rate (goal ≥ 0.5: ${met(r.toBatch64! >= 0.5)}).
+- **CPU per event** (server and PostgreSQL together), which the machine's other work disturbs far less than the rates: coalesced
+  ${total(cpu.single8)} against ${total(cpu.alone8)} µs one transaction each at 8 clients (${(total(cpu.alone8) / total(cpu.single8)).toFixed(1)}× less), ${total(cpu.single64)} against ${total(cpu.alone64)} µs at 64
+  (${(total(cpu.alone64) / total(cpu.single64)).toFixed(1)}× less), ${total(cpu.batch)} µs per event of a batch. Where CPU is what runs out (2 cores, nothing else running),
+  these are about the rates' ratios to expect.
 - **A failing member** (bench/coalesce-recovery.ts: groups of ${recovery.groupSize} prepared events stored directly, median of ${recovery.repetitions},
   interleaved; one member breaks a CHECK constraint): a shared transaction stores a healthy group in ${recovery.healthy[0].toFixed(1)} ms against
   ${recovery.healthy[1].toFixed(1)} ms with a savepoint and a storeEvents call per member; with a failing member, the failed shared transaction
