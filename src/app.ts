@@ -31,6 +31,8 @@ import { registerTeamRoutes } from './teams/routes.ts';
 import type { ReplayDeps } from './replay/replays.ts';
 import { registerWebInterface } from './web/web-interface.ts';
 import { registerAlertRoutes } from './alerts/routes.ts';
+import { registerSettingsRoutes } from './projects/settings-routes.ts';
+import { registerInstanceRoutes } from './instance/routes.ts';
 import { registerFindingsRoutes } from './findings/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
@@ -211,6 +213,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerFindingsRoutes(scope, { auth: scopeAuth, metrics: deps.metrics });
     registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
+    registerSettingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, allowFullPayloadCapture: deps.config.allowFullPayloadCapture, maxEventPayloadBytes: deps.config.maxEventPayloadBytes, defaultRetentionDays: deps.config.defaultRetentionDays });
+    registerInstanceRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, build: deps.build, otlpEnabled: deps.config.otlpEnabled, allowFullPayloadCapture: deps.config.allowFullPayloadCapture });
   };
   registerApiRoutes(app, auth);
   await registerWebInterface(app, {

@@ -37,18 +37,21 @@ const KERNEL = ['protocol', 'http', 'db', 'crypto', 'audit', 'metrics', 'config'
 const PUBLIC_MODULES: Record<string, readonly string[]> = {
   auth: ['credentials.ts', 'api-key-service.ts', 'user-sessions.ts', 'policy.ts'],
   // Projects have no service layer: their reads and writes are the functions of these files.
-  projects: ['projects-sql.ts', 'environments-sql.ts', 'visibility.ts'],
+  // settings.ts: changes with their history row; settings-input.ts: what a setting may be.
+  projects: ['projects-sql.ts', 'environments-sql.ts', 'visibility.ts', 'settings.ts', 'settings-input.ts'],
   // activity.ts: the journey chart of the web interface; journey-payloads.ts: forensics' reads.
   query: ['details.ts', 'activity.ts', 'journey-payloads.ts', 'journey-read.ts'],
   deletion: ['erasure.ts', 'erasure-input.ts', 'journey-delete.ts', 'range-delete.ts', 'range-dates.ts', 'retention-sweep.ts', 'limits.ts'],
   // url-policy.ts and sender.ts: alert webhooks follow the replay URL rules and go through its pinned sender.
   replay: ['destinations.ts', 'replays.ts', 'replay-input.ts', 'url-policy.ts', 'sender.ts'],
   rotation: ['reencrypt.ts', 'key-usage.ts', 'startup-check.ts', 'key-mismatch.ts'],
-  doctor: ['doctor.ts'],
+  // checks.ts: the instance page runs the checks that apply to a running server.
+  doctor: ['doctor.ts', 'checks.ts'],
   // The CLI's context type is what doctor's checks run against.
   cli: ['context.ts', 'run.ts'],
   // ingest-service.ts: ingestEvents, the pipeline every ingestion route feeds (OTLP included).
-  ingest: ['ingest-service.ts', 'received-clock.ts', 'statistics-warmup.ts'],
+  // capture-preview.ts: the settings page's preview runs ingestion's own preparation.
+  ingest: ['ingest-service.ts', 'received-clock.ts', 'statistics-warmup.ts', 'capture-preview.ts'],
   health: ['routes.ts', 'build-info.ts'],
   // The read-time diff the interface's event diff shows; the changes walk and its event limit,
   // from which the findings analyzer takes its lost and changed verdicts.

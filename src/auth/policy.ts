@@ -99,6 +99,15 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'DELETE /v1/me/tokens/:tokenId': { kind: 'signed-in' },
   'GET /v1/me/sessions': { kind: 'signed-in' },
   'DELETE /v1/me/sessions/:sessionId': { kind: 'signed-in' },
+  // Settings: projects and the instance (owners), an environment's settings (the project's admins).
+  'POST /v1/projects': { kind: 'owner' },
+  'PATCH /v1/projects/:projectId': { kind: 'owner' },
+  'GET /v1/projects/:projectId/environments': admin,
+  'POST /v1/projects/:projectId/environments': admin,
+  'GET /v1/projects/:projectId/environments/:name': admin,
+  'PATCH /v1/projects/:projectId/environments/:name': admin,
+  'POST /v1/projects/:projectId/environments/:name/capture-preview': admin,
+  'GET /v1/instance': { kind: 'owner' },
 };
 
 const UI_API = '/ui/api/v1/';

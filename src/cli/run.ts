@@ -8,7 +8,7 @@ import { environmentSet, environmentShow } from './commands/environments.ts';
 import { expectationSet, expectationShow, expectationSuggest } from './commands/expectations.ts';
 import { keyCreate, keyList, keyRevoke } from './commands/keys.ts';
 import { migrateCommand, migrateUnlock } from './commands/migrations.ts';
-import { projectCreate, projectList } from './commands/projects.ts';
+import { projectCreate, projectList, projectRename } from './commands/projects.ts';
 import { rotateReencrypt, rotateStatus } from './commands/rotation.ts';
 import { doctor } from './commands/doctor.ts';
 import { demoCommand } from './commands/demo.ts';
@@ -17,6 +17,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliContext } from './context.ts'
 
 export const COMMANDS: Command[] = [
   projectCreate,
+  projectRename,
   projectList,
   keyCreate,
   keyList,

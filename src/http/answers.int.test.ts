@@ -254,6 +254,31 @@ describe('answers match the schemas their routes declare', () => {
     }
   });
 
+  it('settings of projects, environments and the instance, on /v1 and /ui/api', async () => {
+    const owner = await makePerson(db.pool, {}, { owner: true });
+    const cookie = await sessionOf(app, owner.email);
+    const token = (await tokenOf(app, cookie)).secret;
+    for (const [prefix, headers] of [
+      ['', bearer(token)],
+      ['/ui/api', { cookie, ...SAME_ORIGIN }],
+    ] as const) {
+      const json = { ...headers, 'content-type': 'application/json' };
+      const slug = `settings-${prefix.length}`;
+      const created = await check.call('POST', `${prefix}/v1/projects`, { headers: json, payload: { slug, name: 'Settings' }, status: 201 });
+      const projectId = created.json().data.id as string;
+      await check.call('PATCH', `${prefix}/v1/projects/:projectId`, { url: `${prefix}/v1/projects/${projectId}`, headers: json, payload: { name: 'Renamed' }, status: 200 });
+      const envUrl = `${prefix}/v1/projects/${project.projectId}/environments`;
+      await check.call('GET', `${prefix}/v1/projects/:projectId/environments`, { url: envUrl, headers, status: 200 });
+      await check.call('POST', `${prefix}/v1/projects/:projectId/environments`, { url: envUrl, headers: json, payload: { name: `staging-${prefix.length}` }, status: 201 });
+      await check.call('GET', `${prefix}/v1/projects/:projectId/environments/:name`, { url: `${envUrl}/production`, headers, status: 200 });
+      await check.call('PATCH', `${prefix}/v1/projects/:projectId/environments/:name`, { url: `${envUrl}/production`, headers: json, payload: { retentionDays: 30 + prefix.length }, status: 200 });
+      const settings = { captureMode: 'redacted-payload', redactionPaths: ['contact.email'], captureAllowlist: [] };
+      const envelope = { protocolVersion: '0.1', event: { ...journeyEvents(`preview${prefix.length}`).single[0], id: `preview-${prefix.length}` } };
+      await check.call('POST', `${prefix}/v1/projects/:projectId/environments/:name/capture-preview`, { url: `${envUrl}/production/capture-preview`, headers: json, payload: { settings, envelope }, status: 200 });
+      await check.call('GET', `${prefix}/v1/instance`, { headers, status: 200 });
+    }
+  });
+
   it('every route answering 2xx with a body was checked', () => {
     const declared = check.declaredBodies();
     expect(declared.filter((answer) => !check.checkedAnswers().includes(answer))).toEqual([]);
@@ -261,7 +286,8 @@ describe('answers match the schemas their routes declare', () => {
     expect(check.checkedAnswers().filter((answer) => / 2\d\d$/.test(answer))).toEqual([...declared].sort());
     // The blocked replay's 422 carries a run too, on both copies of the route.
     expect(check.checkedAnswers().filter((answer) => / 422$/.test(answer))).toEqual(['POST /ui/api/v1/replays 422', 'POST /v1/replays 422']);
-    // The accounts' routes (9 on each copy), the replay runs of an event (interface only), findings and alerts (8 on each copy).
-    expect(declared).toHaveLength(76);
+    // The accounts' routes (9 on each copy), the replay runs of an event (interface only), findings and alerts (8 on each copy),
+    // settings of projects, environments and the instance (8 on each copy).
+    expect(declared).toHaveLength(92);
   });
 });

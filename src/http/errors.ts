@@ -38,6 +38,10 @@ export const ERROR_STATUS = {
   forbidden: 403,
   // POST /v1/users, user:create: the e-mail address has an account already.
   email_taken: 409,
+  // POST /v1/projects: another project has the slug (project:create says so and exits 1).
+  slug_taken: 409,
+  // POST /v1/projects/:projectId/environments: the project has an environment of this name.
+  environment_exists: 409,
   internal_error: 500,
   storage_error: 500,
   query_timeout: 503,

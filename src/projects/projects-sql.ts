@@ -8,13 +8,23 @@ export interface ProjectRow {
   environments: string[];
 }
 
-export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-export const MAX_SLUG_LENGTH = 64;
+export { SLUG_RULE as SLUG_PATTERN, MAX_SLUG_CHARS as MAX_SLUG_LENGTH } from './settings-input.ts';
 
 export async function createProject(db: Queryable, slug: string, name: string): Promise<ProjectRow> {
   const id = randomUUID();
   await db.query('INSERT INTO projects (id, slug, name) VALUES ($1, $2, $3)', [id, slug, name]);
   return { id, slug, name, environments: [] };
+}
+
+/** Renames a project (the caller holds its row lock). */
+export async function renameProject(db: Queryable, id: string, name: string): Promise<void> {
+  await db.query('UPDATE projects SET name = $2 WHERE id = $1', [id, name]);
+}
+
+/** The project row locked for a change in the caller's transaction. */
+export async function lockProject(db: Queryable, id: string): Promise<{ id: string; slug: string; name: string } | null> {
+  const result = await db.query<{ id: string; slug: string; name: string }>('SELECT id, slug, name FROM projects WHERE id = $1 FOR UPDATE', [id]);
+  return result.rows[0] ?? null;
 }
 
 const PROJECT_COLUMNS = `p.id, p.slug, p.name,

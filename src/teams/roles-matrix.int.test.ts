@@ -44,6 +44,7 @@ function sample(method: string, url: string): { url: string; payload?: Record<st
     .replace(':eventId', 'e-none')
     .replace(':projectId', project.projectId)
     .replace(':userId', target.id)
+    .replace(':name', 'production')
     .replace(/:[a-zA-Z]+Id/, randomUUID());
   const payloads: Record<string, Record<string, unknown>> = {
     'POST /v1/erasures': { value: 'someone', dryRun: true },
@@ -54,6 +55,11 @@ function sample(method: string, url: string): { url: string; payload?: Record<st
     'POST /v1/users': { email: `new-${randomUUID()}@example.com` },
     'PATCH /v1/users/:userId': { name: 'Renamed' },
     'POST /v1/me/tokens': { name: 'another' },
+    'POST /v1/projects': { slug: `p-${randomUUID()}`, name: 'Another' },
+    'PATCH /v1/projects/:projectId': { name: 'Matrix' },
+    'POST /v1/projects/:projectId/environments': { name: `e-${randomUUID()}` },
+    'PATCH /v1/projects/:projectId/environments/:name': { retentionDays: 30 },
+    'POST /v1/projects/:projectId/environments/:name/capture-preview': { settings: { captureMode: 'metadata-only', redactionPaths: [], captureAllowlist: [] }, envelope: {} },
   };
   const key = `${method} ${url.replace('/ui/api/v1/', '/v1/')}`;
   const query = key === 'GET /v1/search' ? '?q=x' : key === 'GET /v1/journeys' || key === 'GET /v1/journeys/activity' ? '?since=2026-01-01T00:00:00Z' : '';

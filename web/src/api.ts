@@ -142,3 +142,14 @@ export type AlertRule = z.output<typeof alertRuleSchema>;
 export type NewAlertRule = z.output<typeof newAlertRuleSchema>;
 export type AlertRuleRequest = z.input<typeof alertRuleInputSchema>;
 export type AlertDelivery = z.output<typeof alertDeliverySchema>;
+
+// Settings of projects, environments and the instance (docs/web-interface.md, "Settings").
+export type EnvironmentSettings = z.output<typeof import('../../src/http/answer-schemas/project-settings.ts').environmentSettingsSchema>;
+export type EnvironmentDetail = z.output<typeof import('../../src/http/answer-schemas/project-settings.ts').environmentDetailSchema>;
+export type SettingsChange = EnvironmentDetail['history'][number];
+export type CapturePreview = z.output<typeof import('../../src/http/answer-schemas/project-settings.ts').capturePreviewSchema>;
+export type InstanceInfo = z.output<typeof import('../../src/http/answer-schemas/project-settings.ts').instanceSchema>;
+export type EnvironmentChangeRequest = import('../../src/projects/settings-input.ts').EnvironmentChangeRequest;
+export type CapturePreviewRequest = import('../../src/projects/settings-input.ts').CapturePreviewRequest;
+export type NewProjectRequest = import('../../src/projects/settings-input.ts').NewProjectRequest;
+export type NewEnvironmentRequest = import('../../src/projects/settings-input.ts').NewEnvironmentRequest;

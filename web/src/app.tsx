@@ -1,7 +1,7 @@
 // The shell: session check, project selection from the path, one page per route.
 import { AlertRulesPage } from './pages/alert-rules.tsx';
 import { ExpectationsPage } from './pages/expectations.tsx';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { request, setUnauthorizedHandler, type Project, type SessionInfo } from './api.ts';
 import { SessionContext, useCan } from './roles.tsx';
 import { SetPasswordPage } from './pages/set-password.tsx';
@@ -73,9 +73,11 @@ function SignedIn() {
   const loc = useLocation();
   const [projects, setProjects] = useState<Project[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
+  // Settings creates and renames projects: it asks for the list again.
+  const loadProjects = useCallback(() => {
     request<{ items: Project[] }>('/v1/projects').then((data) => setProjects(data.items), setError);
   }, []);
+  useEffect(loadProjects, [loadProjects]);
 
   const match = /^\/projects\/([^/]+)(\/.*)?$/.exec(loc.path);
   const project = match && projects ? (projects.find((p) => p.id === match[1]) ?? null) : null;
@@ -92,7 +94,7 @@ function SignedIn() {
   let page;
   if (error) page = <ErrorMessage error={error} />;
   else if (!projects) page = <Loading what="projects" />;
-  else if (loc.path === '/settings' || loc.path.startsWith('/settings/')) page = <SettingsRoute path={loc.path} params={loc.params} projects={projects} />;
+  else if (loc.path === '/settings' || loc.path.startsWith('/settings/')) page = <SettingsRoute path={loc.path} params={loc.params} projects={projects} reloadProjects={loadProjects} />;
   else if (!match && loc.path !== '/') page = <NotFound title="Page not found" reason="There is no page at this address." />;
   else if (!match) page = <ProjectsPage projects={projects} />;
   else if (!project) page = <NotFound title="Project not found" reason="This project does not exist, or it was deleted. Choose another one." />;

@@ -1,12 +1,7 @@
-import { isValidRedactionRule } from '../../protocol/redaction/operator-rules.ts';
-import {
-  CAPTURE_MODES,
-  findEnvironment,
-  updateEnvironment,
-  type CaptureMode,
-  type EnvironmentChanges,
-  type EnvironmentRow,
-} from '../../projects/environments-sql.ts';
+import { CLI_ACTOR } from '../../audit/audit-log.ts';
+import { CAPTURE_MODES, findEnvironment, type EnvironmentRow } from '../../projects/environments-sql.ts';
+import { changeEnvironment } from '../../projects/settings.ts';
+import { checkEnvironmentChange, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, type EnvironmentChange } from '../../projects/settings-input.ts';
 import { UsageError, single, type ParsedArgs } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from '../context.ts';
@@ -21,40 +16,43 @@ function show(io: CliIo, slug: string, environment: EnvironmentRow): void {
   io.out(`capture allowlist: ${environment.captureAllowlist.length ? environment.captureAllowlist.join(' ') : '(none)'}`);
 }
 
-/** A flag that is given replaces that setting; what is not named stays as it was. */
-function changesFrom(args: ParsedArgs): EnvironmentChanges {
-  const changes: EnvironmentChanges = {};
+const FLAG_OF: Record<string, string> = {
+  captureMode: '--capture-mode',
+  retentionDays: '--retention-days',
+  redactionPaths: '--redact',
+  captureAllowlist: '--allow',
+};
+
+/** A flag that is given replaces that setting; what is not named stays as it was. The rules are the route's (settings-input.ts). */
+function changesFrom(args: ParsedArgs): EnvironmentChange {
+  const raw: Record<string, unknown> = {};
   const mode = single(args, '--capture-mode');
-  if (mode !== undefined) {
-    if (!(CAPTURE_MODES as readonly string[]).includes(mode)) {
-      throw new UsageError(`--capture-mode must be one of ${CAPTURE_MODES.join(', ')}`);
-    }
-    changes.captureMode = mode as CaptureMode;
-  }
+  if (mode !== undefined) raw.captureMode = mode;
   const retention = single(args, '--retention-days');
   if (retention !== undefined) {
-    if (!/^\d+$/.test(retention) || Number(retention) < 1 || Number(retention) > 36_500) {
-      throw new UsageError('--retention-days must be a whole number from 1 to 36500');
-    }
-    changes.retentionDays = Number(retention);
+    if (!/^\d+$/.test(retention)) throw new UsageError(`--retention-days must be a whole number from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}`);
+    raw.retentionDays = Number(retention);
   }
   const redact = args.values.get('--redact');
   if (redact && args.flags.has('--clear-redact')) throw new UsageError('give either --redact or --clear-redact');
-  if (redact) {
-    const bad = redact.find((rule) => !isValidRedactionRule(rule));
-    if (bad !== undefined) throw new UsageError(`the redaction rule ${JSON.stringify(bad)} is malformed`);
-    changes.redactionPaths = redact;
-  }
-  if (args.flags.has('--clear-redact')) changes.redactionPaths = [];
+  if (redact) raw.redactionPaths = redact;
+  if (args.flags.has('--clear-redact')) raw.redactionPaths = [];
   const allow = args.values.get('--allow');
   if (allow && args.flags.has('--clear-allow')) throw new UsageError('give either --allow or --clear-allow');
-  if (allow) {
-    const bad = allow.find((path) => path === '' || path.split('.').some((segment) => segment === ''));
-    if (bad !== undefined) throw new UsageError(`the allowlist path ${JSON.stringify(bad)} is malformed`);
-    changes.captureAllowlist = allow;
+  if (allow) raw.captureAllowlist = allow;
+  if (args.flags.has('--clear-allow')) raw.captureAllowlist = [];
+  const checked = checkEnvironmentChange(raw);
+  if (!checked.ok) {
+    const [field, index] = checked.path.split('.');
+    const flag = FLAG_OF[field ?? ''] ?? field;
+    if (field === 'captureMode') throw new UsageError(`--capture-mode must be one of ${CAPTURE_MODES.join(', ')}`);
+    if (field === 'retentionDays') throw new UsageError(`--retention-days must be a whole number from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}`);
+    const list = field === 'redactionPaths' ? redact : allow;
+    const value = index === undefined ? undefined : list?.[Number(index)];
+    const what = field === 'redactionPaths' ? 'the redaction rule' : 'the allowlist path';
+    throw new UsageError(value === undefined ? `${flag}: ${checked.message}` : `${what} ${JSON.stringify(value)} ${checked.message}`);
   }
-  if (args.flags.has('--clear-allow')) changes.captureAllowlist = [];
-  return changes;
+  return checked.change;
 }
 
 export const environmentSet: Command = {
@@ -81,8 +79,10 @@ export const environmentSet: Command = {
         ctx.io.err(unknownProjectMessage(args.positionals.project!));
         return EXIT_FAILED;
       }
-      const updated = await updateEnvironment(pool, project.id, args.positionals.environment!, changes);
-      if (!updated) {
+      // The CLI has no server flag to consult: full-payload is stored and acts as redacted-payload
+      // on a server without ALLOW_FULL_PAYLOAD_CAPTURE (event protocol 5.3).
+      const updated = await changeEnvironment(pool, project.id, args.positionals.environment!, changes, CLI_ACTOR, null);
+      if (typeof updated === 'string') {
         ctx.io.err(`the project ${project.slug} has no environment ${args.positionals.environment}`);
         return EXIT_FAILED;
       }

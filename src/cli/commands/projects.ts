@@ -1,4 +1,8 @@
-import { MAX_SLUG_LENGTH, SLUG_PATTERN, createProject, findProjectBySlug, listProjects } from '../../projects/projects-sql.ts';
+import { CLI_ACTOR } from '../../audit/audit-log.ts';
+import { MAX_SLUG_LENGTH, SLUG_PATTERN, listProjects } from '../../projects/projects-sql.ts';
+import { createProjectRecorded, renameProjectRecorded } from '../../projects/settings.ts';
+import { MAX_PROJECT_NAME_CHARS } from '../../projects/settings-input.ts';
+import { findProjectArgument, unknownProjectMessage } from '../project-argument.ts';
 import { UsageError } from '../args.ts';
 import { EXIT_FAILED, EXIT_OK, type CliContext } from '../context.ts';
 import type { Command } from '../command.ts';
@@ -14,14 +18,35 @@ export const projectCreate: Command = {
     if (!SLUG_PATTERN.test(slug) || slug.length > MAX_SLUG_LENGTH) {
       throw new UsageError(`the slug must be lowercase letters, digits and single hyphens, at most ${MAX_SLUG_LENGTH} characters`);
     }
-    if (name === '' || name.length > 200) throw new UsageError('the name must be 1 to 200 characters');
+    if (name === '' || name.length > MAX_PROJECT_NAME_CHARS) throw new UsageError(`the name must be 1 to ${MAX_PROJECT_NAME_CHARS} characters`);
     return ctx.withServices(async ({ pool }) => {
-      if (await findProjectBySlug(pool, slug)) {
+      const project = await createProjectRecorded(pool, { slug, name }, CLI_ACTOR);
+      if (project === 'slug_taken') {
         ctx.io.err(`a project with the slug ${slug} already exists`);
         return EXIT_FAILED;
       }
-      const project = await createProject(pool, slug, name);
       ctx.io.out(`created project ${project.slug} (${project.id})`);
+      return EXIT_OK;
+    });
+  },
+};
+
+export const projectRename: Command = {
+  name: 'project:rename',
+  usage: 'project:rename <project> <name...>',
+  summary: "change a project's name (its slug stays)",
+  spec: { positionals: ['project', 'name...'] },
+  async run(ctx: CliContext, args) {
+    const name = args.positionals.name!.trim();
+    if (name === '' || name.length > MAX_PROJECT_NAME_CHARS) throw new UsageError(`the name must be 1 to ${MAX_PROJECT_NAME_CHARS} characters`);
+    return ctx.withServices(async ({ pool }) => {
+      const project = await findProjectArgument(pool, args.positionals.project!);
+      const renamed = project === null ? null : await renameProjectRecorded(pool, project.id, name, CLI_ACTOR);
+      if (renamed === null) {
+        ctx.io.err(unknownProjectMessage(args.positionals.project!));
+        return EXIT_FAILED;
+      }
+      ctx.io.out(`renamed project ${renamed.slug}`);
       return EXIT_OK;
     });
   },

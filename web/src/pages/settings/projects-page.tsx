@@ -1,0 +1,143 @@
+// Settings · Projects: every project the person reaches; owners create and rename them. A change
+// is recorded in the settings history (project.created, project.renamed).
+import { useEffect, useState, type FormEvent } from 'react';
+import { request, type NewProjectRequest, type Project } from '../../api.ts';
+import { ErrorMessage } from '../../components/common.tsx';
+import { UserText } from '../../components/user-text.tsx';
+import { useIsOwner } from '../../roles.tsx';
+import { Link } from '../../router.tsx';
+import { PROJECT_SECTIONS } from './settings-shell.tsx';
+
+export function ProjectsSettingsPage({ projects, reloadProjects }: { projects: Project[]; reloadProjects: () => void }) {
+  const owner = useIsOwner();
+  useEffect(() => {
+    document.title = 'Projects · Settings · jtrace';
+  }, []);
+  return (
+    <>
+      <h2>Projects</h2>
+      {projects.length === 0 ? (
+        <p className="muted">No projects yet.</p>
+      ) : (
+        <table className="settings-table projects-settings">
+          <caption className="visually-hidden">Projects</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Slug</th>
+              <th scope="col">Environments</th>
+              {owner ? <th scope="col">Rename</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {projects.map((project) => (
+              <tr key={project.id}>
+                <td>
+                  <Link to={`/settings/projects/${project.id}/${PROJECT_SECTIONS[0].slug}`}>
+                    <UserText text={project.name} />
+                  </Link>
+                </td>
+                <td>
+                  <code>{project.slug}</code>
+                </td>
+                <td>{project.environments.length === 0 ? <span className="muted">none</span> : <UserText text={project.environments.join(', ')} />}</td>
+                {owner ? (
+                  <td>
+                    <RenameProject project={project} onRenamed={reloadProjects} />
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {owner ? <CreateProject onCreated={reloadProjects} /> : <p className="muted">Only instance owners create and rename projects.</p>}
+    </>
+  );
+}
+
+function CreateProject({ onCreated }: { onCreated: () => void }) {
+  const [form, setForm] = useState<NewProjectRequest>({ slug: '', name: '' });
+  const [error, setError] = useState<unknown>(null);
+  const [created, setCreated] = useState<Project | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    setCreated(null);
+    try {
+      setCreated(await request<Project>('/v1/projects', { method: 'POST', body: form }));
+      setForm({ slug: '', name: '' });
+      onCreated();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="card settings-form" onSubmit={submit} aria-label="Create a project">
+      <h3>Create a project</h3>
+      <label htmlFor="project-name">Name</label>
+      <input id="project-name" required maxLength={200} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+      <label htmlFor="project-slug">Slug</label>
+      <input
+        id="project-slug"
+        required
+        maxLength={64}
+        pattern="[a-z0-9]+(-[a-z0-9]+)*"
+        aria-describedby="project-slug-hint"
+        value={form.slug}
+        onChange={(e) => setForm({ ...form, slug: e.target.value })}
+      />
+      <p id="project-slug-hint" className="muted">
+        Lowercase letters, digits and single hyphens; the CLI names the project by it. It cannot be changed later.
+      </p>
+      <div>
+        <button type="submit" disabled={busy}>
+          Create project
+        </button>
+      </div>
+      <ErrorMessage error={error} />
+      {created ? (
+        <p role="status" className="notice">
+          Created <UserText text={created.name} />. Its environments appear when a key is made for one (<code>jtrace key:create</code>).
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+function RenameProject({ project, onRenamed }: { project: Project; onRenamed: () => void }) {
+  const [name, setName] = useState(project.name);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setName(project.name), [project.name]);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await request(`/v1/projects/${project.id}`, { method: 'PATCH', body: { name } });
+      onRenamed();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const id = `rename-${project.id}`;
+  return (
+    <form className="inline-form" onSubmit={submit} aria-label={`Rename ${project.slug}`}>
+      <label htmlFor={id} className="visually-hidden">
+        New name of {project.slug}
+      </label>
+      <input id={id} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+      <button type="submit" disabled={busy || name.trim() === project.name}>
+        Rename
+      </button>
+      <ErrorMessage error={error} />
+    </form>
+  );
+}
