@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../auth/api-key-service.ts';
@@ -177,6 +179,32 @@ describe('groups', () => {
     expect(text).toContain('service_ingest_coalesced_group_events_bucket{le="2"} 1');
     expect(text).toContain('service_ingest_coalesced_group_events_bucket{le="1"} 0');
     expect(text).toContain('service_ingest_coalesce_fallbacks_total 0');
+  });
+
+  it('store an event whose client went away while it waited, and go on answering', async () => {
+    const { app, metrics } = await appWith({ ingestCoalesceMaxWaitMs: 2_000, ingestCoalesceMaxEvents: 100 });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const abandoned = envelope();
+    const body = JSON.stringify(abandoned);
+    await new Promise<void>((resolve) => {
+      const request = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/events', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...bearer(project.apiKey) } });
+      request.on('error', () => resolve());
+      request.end(body);
+      // Gone while its event waits in the open group (stored only after the 2 s).
+      setTimeout(() => {
+        request.destroy();
+        resolve();
+      }, 1_000);
+    });
+    const until = Date.now() + 5_000;
+    while ((await countRows(db.pool, 'events WHERE id = $1', [abandoned.event.id])) === 0 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await countRows(db.pool, 'events WHERE id = $1', [abandoned.event.id])).toBe(1);
+    expect(await groups(metrics)).toEqual({ count: 1, events: 1, fallbacks: 0 });
+    // Its resend is a duplicate, answered as usual.
+    expect(verdict(await send(app, abandoned))).toBe('202 duplicate=true');
   });
 
   it('are handed over at shutdown: close() stores the waiting events and answers them', async () => {
