@@ -36,9 +36,15 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-export async function startBenchServer(configOverrides: Partial<Config> = {}): Promise<BenchServer> {
+/** A running PostgreSQL server to use instead of a fresh embedded one (bench/pg-cluster.ts). */
+export interface OutsideDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startBenchServer(configOverrides: Partial<Config> = {}, database?: OutsideDatabase): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jtrace-bench-'));
-  const embedded = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+  const embedded = database ?? (await startEmbeddedPostgres({ dataDir, port: await freePort() }));
   let pool: Pool | null = null;
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   const closeApp = async () => {

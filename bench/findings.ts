@@ -4,9 +4,13 @@
 // main.ts runs it, alternating runs (the machine may be shared) and reporting medians, and the
 // analyzer's lag while the load runs: the age of the oldest journey change not yet analysed, which
 // is how long after ingestion a journey's findings can still be missing. Replaces the
-// `## Findings` section of docs/benchmarks.md.
+// `## Findings` section of docs/benchmarks.md. It also counts the CPU the server process and
+// PostgreSQL spend per event, with and without the analyzer: a figure that hardly depends on
+// what else the machine runs. FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS change the load.
 
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { startAnalyzer } from '../src/findings/analyzer.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
@@ -16,13 +20,14 @@ import { replaceDocsSection } from './docs-section.ts';
 
 const CLIENTS = 8;
 const WARMUP_BATCHES = 20;
-const BATCHES = 150;
-const RUNS = 3;
+const BATCHES = Number(process.env.FINDINGS_BENCH_BATCHES ?? 150);
+const RUNS = Number(process.env.FINDINGS_BENCH_RUNS ?? 3);
 const LAG_SAMPLE_MS = 200;
 const TARGET_LAG_S = 5;
 const TARGET_SLOWDOWN = 0.1;
 const DOCS = new URL('../docs/benchmarks.md', import.meta.url);
 
+const f = (n: number, digits = 0) => n.toFixed(digits);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
@@ -37,6 +42,32 @@ async function pending(server: BenchServer): Promise<number> {
   return (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys WHERE findings_pending IS NOT NULL')).rows[0]!.n;
 }
 
+/**
+ * CPU milliseconds PostgreSQL has used so far (Linux /proc): the postmaster with every child it
+ * reaped, plus its live children. The embedded server runs on this machine.
+ */
+async function postgresCpuMs(server: BenchServer): Promise<number> {
+  const pids = (await server.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity')).rows.map((row) => row.pid);
+  const stat = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').map(Number);
+  const postmaster = stat(pids[0]!)[1]!;
+  const own = stat(postmaster);
+  let ticks = own[11]! + own[12]! + own[13]! + own[14]!;
+  for (const pid of pids) {
+    try {
+      const child = stat(pid);
+      if (child[1] === postmaster) ticks += child[11]! + child[12]!;
+    } catch {
+      // Ended meanwhile: its time is in the postmaster's reaped children.
+    }
+  }
+  return (ticks / 100) * 1000;
+}
+
+const nodeCpuMs = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
 async function run(server: BenchServer, withAnalyzer: boolean) {
   // Journeys left from the previous run are analysed first, off the clock.
   const analyzer = withAnalyzer ? startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 100 }) : null;
@@ -50,46 +81,85 @@ async function run(server: BenchServer, withAnalyzer: boolean) {
       await new Promise((resolve) => setTimeout(resolve, LAG_SAMPLE_MS));
     }
   })();
+  const cpuBefore = { node: nodeCpuMs(), postgres: await postgresCpuMs(server) };
+  const eluBefore = performance.eventLoopUtilization();
   const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: WARMUP_BATCHES, count: BATCHES });
   const loadEnded = performance.now();
+  const elu = performance.eventLoopUtilization(eluBefore).utilization;
   let drainMs = 0;
   if (analyzer) {
     while ((await pending(server)) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     drainMs = performance.now() - loadEnded;
   }
+  const cpu = { node: nodeCpuMs() - cpuBefore.node, postgres: (await postgresCpuMs(server)) - cpuBefore.postgres };
   sampling = false;
   await sampler;
   await analyzer?.stop();
   if (load.failures > 0) throw new Error(`${load.failures} batches failed`);
-  return { eventsPerSecond: (load.done * BATCH_SIZE) / (load.elapsedMs / 1000), lags, drainMs };
+  // CPU per event, from the start of the load until every journey of it is analysed (with the
+  // analyzer): what ingestion, and the analyzer, cost whenever the work is done.
+  const events = (load.done + WARMUP_BATCHES) * BATCH_SIZE;
+  return { eventsPerSecond: (load.done * BATCH_SIZE) / (load.elapsedMs / 1000), lags, drainMs, elu, nodeUsPerEvent: (cpu.node * 1000) / events, postgresUsPerEvent: (cpu.postgres * 1000) / events };
+}
+
+/**
+ * The analyzer alone: a load ingested with no analyzer running, then analysed with no
+ * ingestion meanwhile. How fast it can go, and its CPU per journey, without ingestion competing for the cores.
+ */
+async function alone(server: BenchServer) {
+  const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: 0, count: BATCHES });
+  if (load.failures > 0) throw new Error(`${load.failures} batches failed`);
+  const journeys = await pending(server);
+  const before = { node: nodeCpuMs(), postgres: await postgresCpuMs(server), at: performance.now() };
+  const analyzer = startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 3_600_000 });
+  while ((await pending(server)) > 0) await analyzer.drain();
+  const elapsedMs = performance.now() - before.at;
+  await analyzer.stop();
+  return {
+    journeysPerSecond: journeys / (elapsedMs / 1000),
+    nodeUsPerJourney: ((nodeCpuMs() - before.node) * 1000) / journeys,
+    postgresUsPerJourney: (((await postgresCpuMs(server)) - before.postgres) * 1000) / journeys,
+  };
 }
 
 async function main(): Promise<void> {
+  const loadAtStart = os.loadavg()[0]!.toFixed(1);
   const server = await startBenchServer({ findingsAnalyzerEnabled: false });
   try {
-    const without: number[] = [];
-    const withRates: number[] = [];
-    const lags: number[] = [];
-    const drains: number[] = [];
+    const without: Awaited<ReturnType<typeof run>>[] = [];
+    const withAnalyzer: Awaited<ReturnType<typeof run>>[] = [];
     for (let i = 0; i < RUNS; i++) {
-      without.push((await run(server, false)).eventsPerSecond);
-      const measured = await run(server, true);
-      withRates.push(measured.eventsPerSecond);
-      lags.push(...measured.lags);
-      drains.push(measured.drainMs);
-      process.stdout.write(`run ${i + 1}: without ${Math.round(without.at(-1)!)} ev/s, with ${Math.round(measured.eventsPerSecond)} ev/s, max lag ${Math.max(...measured.lags).toFixed(2)} s\n`);
+      without.push(await run(server, false));
+      withAnalyzer.push(await run(server, true));
+      const [a, b] = [without.at(-1)!, withAnalyzer.at(-1)!];
+      process.stdout.write(
+        `run ${i + 1}: without ${Math.round(a.eventsPerSecond)} ev/s, with ${Math.round(b.eventsPerSecond)} ev/s, max lag ${Math.max(...b.lags).toFixed(2)} s, ` +
+          `CPU per event without ${f(a.nodeUsPerEvent)} + ${f(a.postgresUsPerEvent)} µs, with ${f(b.nodeUsPerEvent)} + ${f(b.postgresUsPerEvent)} µs (server + PostgreSQL), ` +
+          `event loop ${f(a.elu * 100)} % / ${f(b.elu * 100)} %\n`,
+      );
     }
+    const solo = await alone(server);
+    process.stdout.write(`analyzer alone: ${f(solo.journeysPerSecond)} journeys/s, CPU per journey ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs\n`);
+    const lags = withAnalyzer.flatMap((r) => r.lags);
+    const drains = withAnalyzer.map((r) => r.drainMs);
     const journeys = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys')).rows[0]!.n;
     const findings = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journey_findings')).rows[0]!.n;
     const sortedLags = [...lags].sort((a, b) => a - b);
-    const rateWithout = median(without);
-    const rateWith = median(withRates);
+    const rateWithout = median(without.map((r) => r.eventsPerSecond));
+    const rateWith = median(withAnalyzer.map((r) => r.eventsPerSecond));
+    const cpu = (runs: typeof without) => median(runs.map((r) => r.nodeUsPerEvent + r.postgresUsPerEvent));
+    const cpuWithout = cpu(without);
+    const cpuWith = cpu(withAnalyzer);
+    const nodeWith = median(withAnalyzer.map((r) => r.nodeUsPerEvent)) - median(without.map((r) => r.nodeUsPerEvent));
+    const postgresWith = median(withAnalyzer.map((r) => r.postgresUsPerEvent)) - median(without.map((r) => r.postgresUsPerEvent));
+    const elu = (runs: typeof without) => median(runs.map((r) => r.elu)) * 100;
     const slowdown = 1 - rateWith / rateWithout;
     const maxLag = sortedLags.at(-1) ?? 0;
-    const f = (n: number, digits = 0) => n.toFixed(digits);
+    const load = os.loadavg().map((n) => n.toFixed(1)).join(' / ');
     const section = `## Findings
 
-\`npm run bench:findings\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared, PostgreSQL ${server.postgresVersion}, embedded, fsync on).
+\`npm run bench:findings\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared, PostgreSQL ${server.postgresVersion}, embedded, fsync on;
+load average ${loadAtStart} at the start, ${load} at the end).
 The ingestion benchmark's load: ${CLIENTS} clients sending batches of ${BATCH_SIZE} events (25 journeys of four ~1 KB events),
 ${BATCHES} batches per run after ${WARMUP_BATCHES} to warm up, from a child process. Runs without and with the analyzer
 alternate, ${RUNS} of each; medians reported. The analyzer runs in the server's process as \`src/main.ts\` runs it.
@@ -101,13 +171,24 @@ alternate, ${RUNS} of each; medians reported. The analyzer runs in the server's 
 | Rate lost to the analyzer | ${f(slowdown * 100, 1)} % | at most ${f(TARGET_SLOWDOWN * 100)} % ${slowdown <= TARGET_SLOWDOWN ? '(met)' : '(not met)'} |
 | Lag during the load, median / p95 / max | ${f(percentile(sortedLags, 50), 2)} / ${f(percentile(sortedLags, 95), 2)} / ${f(maxLag, 2)} s | findings within ${TARGET_LAG_S} s ${maxLag <= TARGET_LAG_S ? '(met)' : '(not met)'} |
 | Time from the end of the load to no journey pending (median) | ${f(median(drains))} ms | |
+| CPU per event, server and PostgreSQL, without / with the analyzer | ${f(cpuWithout)} / ${f(cpuWith)} µs (+${f((cpuWith / cpuWithout - 1) * 100)} %) | |
+| of which the analyzer: server process / PostgreSQL | ${f(nodeWith)} / ${f(postgresWith)} µs per event | |
+| Server event loop busy during the load, without / with | ${f(elu(without))} / ${f(elu(withAnalyzer))} % | |
+| The analyzer alone (no ingestion meanwhile): journeys per second, CPU per journey server / PostgreSQL | ${f(solo.journeysPerSecond)} /s, ${f(solo.nodeUsPerJourney)} / ${f(solo.postgresUsPerJourney)} µs | |
 
 Lag is sampled every ${LAG_SAMPLE_MS} ms as \`service_findings_lag_seconds\` computes it: the age of the oldest journey
 change the analyzer has not stored findings for, so the longest any journey waited for its findings.
+CPU is counted from the start of each load (warm-up included) until its last journey is analysed: the server's process
+(\`process.cpuUsage\`: ingestion, and the analyzer when it runs) and every PostgreSQL process (\`/proc\`, Linux), per event
+ingested; the load generator's own CPU is not counted. Unlike the rates it hardly depends on what else the machine runs, and
+it counts the analyzer's work whether done during the load or after it.
 ${journeys} journeys and ${findings} findings at the end (${f(findings / Math.max(1, journeys))} per journey: each step's output has
-another shape than its input, so every input field reads as lost there; a worst case of rows to write). The server,
-the load, the analyzer and PostgreSQL share the machine's cores with other work: the analyzer competes with
-ingestion for the same CPU, which is where both the slowdown and the lag come from.
+another shape than its input, so every input field reads as lost there; a worst case of rows to write).
+
+How to read it: with the load, the server and PostgreSQL on two cores, the analyzer's work competes with ingestion for
+CPU, and the rate lost depends on how much of that work falls inside a run rather than after it (the drain time): a run of
+a few seconds is a burst. The CPU per event counts all of it, wherever it falls; when the analyzer alone handles fewer
+journeys per second than the load sends, a load sustained for longer than these runs leaves it further behind.
 `;
     process.stdout.write(`\n${section}`);
     replaceDocsSection(DOCS, '## Findings', section);

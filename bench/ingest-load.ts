@@ -39,40 +39,67 @@ export function makeEvent(tag: string, journey: number, step: number) {
   };
 }
 
-/** 100 events: 25 new journeys of four steps each. */
-export function makeBatch(tag: string): unknown[] {
+/**
+ * 100 events: 25 new journeys of four steps each, or (`journeys`) 100 new journeys of one first
+ * step each, the shape that writes the most journey rows, aliases and tokens per event.
+ */
+export function makeBatch(tag: string, shape: BatchShape = 'steps'): unknown[] {
   const events: unknown[] = [];
+  if (shape === 'journeys') {
+    for (let journey = 0; journey < BATCH_SIZE; journey++) events.push(makeEvent(tag, journey, 0));
+    return events;
+  }
   for (let journey = 0; journey < BATCH_SIZE / 4; journey++) for (let step = 0; step < 4; step++) events.push(makeEvent(tag, journey, step));
   return events;
 }
 
-export interface LoadJob { baseUrl: string; apiKey: string; mode: 'batch' | 'single'; clients: number; warmup: number; count: number }
+export type BatchShape = 'steps' | 'journeys';
+
+/**
+ * batch / single: POST new events. reads: GET each of `reads` (paths) in turn. With
+ * `eventsPerSecond`, requests start on a fixed schedule (at most that rate) instead of back to back.
+ */
+export interface LoadJob {
+  baseUrl: string; apiKey: string; mode: 'batch' | 'single' | 'reads'; clients: number; warmup: number; count: number;
+  eventsPerSecond?: number; reads?: string[]; shape?: BatchShape;
+}
 export interface LoadResult { elapsedMs: number; latencies: number[]; done: number; failures: number }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function runLoad(job: LoadJob): Promise<LoadResult> {
   const http = new HttpPool(job.baseUrl, { connections: job.clients, keepAliveTimeout: 30_000 });
   const route = job.mode === 'batch' ? '/v1/events/batch' : '/v1/events';
-  const body = (i: number) => JSON.stringify(job.mode === 'batch' ? { events: makeBatch(`${job.mode}${i}_${randomUUID().slice(0, 8)}`) } : makeEvent(`s${i}`, i, i % 4));
+  const body = (i: number, tag: string) => JSON.stringify(job.mode === 'batch' ? { events: makeBatch(`${job.mode}${i}_${tag}`, job.shape) } : makeEvent(`s${i}_${tag}`, i, i % 4));
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${job.apiKey}` };
   let failures = 0;
   const send = async (payload: string) => {
     const started = performance.now();
-    const response = await http.request({
-      path: route, method: 'POST', body: payload,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${job.apiKey}` },
-    });
+    const response = job.mode === 'reads'
+      ? await http.request({ path: payload, method: 'GET', headers })
+      : await http.request({ path: route, method: 'POST', body: payload, headers });
     const text = await response.body.text();
     const ms = performance.now() - started;
-    const ok = response.statusCode === 202 && (job.mode === 'single' || !text.includes('"rejected"'));
+    const expected = job.mode === 'reads' ? 200 : 202;
+    const ok = response.statusCode === expected && (job.mode !== 'batch' || !text.includes('"rejected"'));
     if (!ok) failures++;
     return ms;
   };
+  const perRequest = job.mode === 'batch' ? BATCH_SIZE : 1;
+  const intervalMs = job.eventsPerSecond ? (perRequest * 1000) / job.eventsPerSecond : 0;
   /** `clients` loops take the next request until `count` are sent or the phase limit passes. */
   const phase = async (count: number, latencies: number[]) => {
-    const payloads = Array.from({ length: count }, (_, i) => body(i)); // built before timing
+    const tag = randomUUID().slice(0, 8); // new journeys in every phase
+    const payloads = Array.from({ length: count }, (_, i) => (job.mode === 'reads' ? job.reads![i % job.reads!.length]! : body(i, tag))); // built before timing
     let next = 0;
     const started = performance.now();
     await Promise.all(Array.from({ length: job.clients }, async () => {
-      while (next < count && performance.now() - started < PHASE_LIMIT_MS) latencies.push(await send(payloads[next++]!));
+      while (next < count && performance.now() - started < PHASE_LIMIT_MS) {
+        const i = next++;
+        const wait = started + i * intervalMs - performance.now();
+        if (wait > 0) await sleep(wait);
+        latencies[i] = await send(payloads[i]!);
+      }
     }));
     return performance.now() - started;
   };
@@ -81,7 +108,8 @@ async function runLoad(job: LoadJob): Promise<LoadResult> {
   const latencies: number[] = [];
   const elapsedMs = await phase(job.count, latencies);
   await http.close();
-  return { elapsedMs, latencies, done: latencies.length, failures };
+  const done = latencies.filter((ms) => ms !== undefined);
+  return { elapsedMs, latencies: job.mode === 'reads' ? latencies : done, done: done.length, failures };
 }
 
 /** Runs the load in a child process of this same file. */

@@ -25,6 +25,8 @@ export const ENVIRONMENTS = ['production', 'staging', 'development'];
 export interface Scale {
   journeys: number;
   chunk: number;
+  /** Mean events per journey: each journey has 1 to 2 × mean - 1 (BENCH_EVENTS_PER_JOURNEY). */
+  eventsPerJourney: number;
 }
 
 export const journeyId = (n: number) => `jrn_${createHash('md5').update(String(n)).digest('hex')}`;
@@ -40,7 +42,7 @@ type Log = (line: string) => void;
  * targets of index columns included (an index definition does not carry them).
  */
 async function dropForLoad(pool: Pool): Promise<string[]> {
-  const tables = `('journeys', 'journey_aliases', 'search_tokens', 'events')`;
+  const tables = `('journeys', 'journey_aliases', 'search_tokens', 'events', 'event_ids')`;
   const indexes = await pool.query<{ name: string; def: string }>(
     `SELECT indexname AS name, indexdef AS def FROM pg_indexes
       WHERE schemaname = 'public' AND tablename IN ${tables} AND indexname NOT IN (SELECT conname FROM pg_constraint)`,
@@ -58,7 +60,8 @@ async function dropForLoad(pool: Pool): Promise<string[]> {
   for (const c of constraints.rows) await pool.query(`ALTER TABLE ${c.table} DROP CONSTRAINT ${c.name}`);
   return [
     ...constraints.rows.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.def}`),
-    ...indexes.rows.map((index) => index.def),
+    // A partitioned table's index is shown ON ONLY, which would build it on no partition.
+    ...indexes.rows.map((index) => index.def.replace(' ON ONLY ', ' ON ')),
     ...targets.rows.map((t) => `ALTER INDEX ${t.name} ALTER COLUMN ${t.column} SET STATISTICS ${t.target}`),
   ];
 }
@@ -84,7 +87,7 @@ export interface ChunkValues {
   keyId: string;
 }
 
-async function loadJourneys(pool: Pool, v: ChunkValues, lo: number, hi: number): Promise<void> {
+async function loadJourneys(pool: Pool, v: ChunkValues, lo: number, hi: number, eventsPerJourney: number): Promise<void> {
   await pool.query(
     `INSERT INTO journeys (project_id, id, environment_id, entity_type, entity_id_encrypted, status, event_count,
                            started_at, last_event_at, completed_at, services, label, last_step, failed_step)
@@ -97,12 +100,12 @@ async function loadJourneys(pool: Pool, v: ChunkValues, lo: number, hi: number):
             CASE WHEN n % 5 <> 0 THEN 'Order ' || n || ' for ' || ($6::text[])[1 + n % 12] || ' ' || initcap(($7::text[])[1 + abs(hashtext(n::text || 's')) % 50]) END,
             CASE g.status WHEN 'completed' THEN 'complete' WHEN 'failed' THEN 'charge-card' ELSE 'step-' || g.cnt END,
             CASE WHEN g.status = 'failed' THEN 'charge-card' END
-       FROM (SELECT n, 'jrn_' || md5(n::text) AS id, 1 + (n::int8 * 7919) % 9 AS cnt,
+       FROM (SELECT n, 'jrn_' || md5(n::text) AS id, 1 + (n::int8 * 7919) % $10 AS cnt,
                     date_trunc('milliseconds', $4::timestamptz - random() * interval '30 days') AS last,
                     date_trunc('milliseconds', random() * interval '20 minutes') AS span,
                     (ARRAY['completed','completed','completed','completed','completed','completed','completed','active','active','failed'])[1 + floor(random() * 10)::int] AS status
                FROM generate_series($8::int, $9::int - 1) n) g`,
-    [v.projectId, v.environmentIds, v.ciphertexts, v.nowIso, SERVICES, FIRST_NAMES, SURNAMES, lo, hi],
+    [v.projectId, v.environmentIds, v.ciphertexts, v.nowIso, SERVICES, FIRST_NAMES, SURNAMES, lo, hi, 2 * eventsPerJourney - 1],
   );
 }
 
@@ -185,6 +188,12 @@ export async function loadData(input: LoadInput): Promise<void> {
   const { pool, keyring, scale, log } = input;
   const key = keyring.subkey('searchToken', 'current')!.export();
   await checkTokenParity(pool, keyring, key);
+  // A data set of 30 days, stored as a server that ran through them would store it: one
+  // partition per day of received_at (migration 0017), none left to the catch-all ones.
+  await pool.query('DROP TABLE events_history');
+  await pool.query(`SELECT jtrace_ensure_event_partitions(($1::timestamptz - interval '32 days')::date, ($1::timestamptz + interval '7 days')::date)`, [
+    new Date(input.nowMs).toISOString(),
+  ]);
   const rebuild = await dropForLoad(pool);
   const ciphertexts = Array.from({ length: 1000 }, (_, i) => encryptField(keyring, `cust-placeholder-${i}`));
   const values: ChunkValues = {
@@ -198,7 +207,7 @@ export async function loadData(input: LoadInput): Promise<void> {
   let started = performance.now();
   for (let lo = 1; lo <= scale.journeys; lo += scale.chunk) {
     const hi = Math.min(lo + scale.chunk, scale.journeys + 1);
-    await loadJourneys(pool, values, lo, hi);
+    await loadJourneys(pool, values, lo, hi, scale.eventsPerJourney);
     await loadAliases(pool, values, lo, hi);
     await loadTokens(pool, values, lo, hi);
     log(`  journeys, aliases, tokens: ${Math.min(lo + scale.chunk - 1, scale.journeys).toLocaleString('en')} / ${scale.journeys.toLocaleString('en')} (${secondsSince(started)})`);
@@ -208,12 +217,15 @@ export async function loadData(input: LoadInput): Promise<void> {
     await loadEventChunk(pool, input.projectId, SERVICES, prefix);
     log(`  events of journeys jrn_${prefix}…: done (${secondsSince(started)})`);
   }
+  // The loader runs as a replica (no triggers): the ids the trigger would have written.
+  await pool.query('INSERT INTO event_ids (project_id, id, journey_id, received_at) SELECT project_id, id, journey_id, received_at FROM events');
+  log(`  event ids (${secondsSince(started)})`);
   started = performance.now();
   for (const statement of rebuild) {
     await pool.query(statement);
     log(`  ${statement.slice(0, 90)}… (${secondsSince(started)})`);
   }
-  await pool.query('VACUUM (ANALYZE) journeys, journey_aliases, search_tokens, events');
+  await pool.query('VACUUM (ANALYZE) journeys, journey_aliases, search_tokens, events, event_ids');
   log(`  vacuum and analyze (${secondsSince(started)})`);
 }
 

@@ -82,10 +82,11 @@ export function renderSection(info: RunInfo, results: Result[]): string {
       'many rows: "q=order", "q=<surname>", a word in about 1.6 % of labels) and the trigram index (a rare q: ' +
       '"q=<one alias>", the e-mail of one journey). Its choice rests on the statistics of the trigram index ' +
       'expressions (non-partial indexes, statistics target 1000, migration 0002).',
-    '- A q of two characters holds no trigram. Through the trigram index it would read the whole index (about 2 s at ' +
-      'this size), so the list keeps such a q off that index: a common one is found by walking the keyset index at once, ' +
-      'a rare one ("q=zq") costs a scan of labels and alias values. That is the one row above its target; it is bounded ' +
-      'by the statement timeout. A q of three characters or more is served by the trigram indexes.',
+    '- A q of two characters holds no trigram: it is answered by the GIN index of each label\'s and alias value\'s ' +
+      'two-character substrings (migration 0018), one probe for a rare pair ("q=zq"); a common pair is found by walking ' +
+      'the keyset index, as for a common word. A q of three characters or more is served by the trigram indexes.',
+    '- Events are stored in one partition per day of received_at (migration 0017): the timeline page probes the ' +
+      'timeline index of every day (about 40 at 30 days), one event probes event_ids and then its own day only.',
     '- Not measured here: a rare entity type (no index of its own; the list walks the keyset index of the other ' +
       'filters until the page is full, so a type found on few journeys of the window reads most of the window) and a ' +
       'rare service (the GIN index on services or the same walk, whichever the planner estimates cheaper).',

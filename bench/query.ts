@@ -2,7 +2,9 @@
 // temporary directory, migrates, generates journeys and events set-based in SQL, then times the
 // read routes through app.inject and shows the index use of each. Prints a table and replaces
 // the `## Query` section of docs/benchmarks.md. BENCH_JOURNEYS scales the data set (default
-// 1,000,000 journeys, about 5 events each); BENCH_REQUESTS the requests per scenario (300).
+// 1,000,000 journeys), BENCH_EVENTS_PER_JOURNEY their mean number of events (5; the 10-million
+// run of docs/operations.md uses 3); BENCH_REQUESTS the requests per scenario (300). It ends by
+// measuring ingestion into the loaded database against an empty one (bench/query-ingest.ts).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -22,9 +24,11 @@ import { ENVIRONMENTS, SURNAMES, emailAlias, entityId, journeyId, loadData, seco
 import { renderSection, type Result, type RunInfo } from './query-markdown.ts';
 import { explainStatements, percentiles, recordStatements, writeQuerySection } from './query-report.ts';
 import { freePort } from '../test/helpers/free-port.ts';
+import { measureIngestRatio, type IngestRatio } from './query-ingest.ts';
 
 const JOURNEYS = Number(process.env.BENCH_JOURNEYS ?? 1_000_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+const EVENTS_PER_JOURNEY = Number(process.env.BENCH_EVENTS_PER_JOURNEY ?? 5);
 const WARMUP = 100;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdefghijklmnop';
 const DAY_MS = 86_400_000;
@@ -53,10 +57,25 @@ async function startServer(dataDir: string, port: number): Promise<EmbeddedDatab
   return server;
 }
 
-function databaseUrl(serverUrl: string): string {
+function databaseUrl(serverUrl: string, name = 'jtrace_bench'): string {
   const url = new URL(serverUrl);
-  url.pathname = '/jtrace_bench';
+  url.pathname = `/${name}`;
   return url.toString();
+}
+
+interface DiskUse {
+  journeyBytes: number;
+  eventBytes: number;
+  totalBytes: number;
+}
+
+/** Bytes on disk (heap, TOAST, indexes) per journey (with its aliases and tokens) and per event (with its id row). */
+async function diskUse(pool: Pool, counts: RunInfo['counts']): Promise<DiskUse> {
+  const size = async (sql: string) => Number((await pool.query<{ n: string }>(sql)).rows[0]!.n);
+  const journeys = await size(`SELECT pg_total_relation_size('journeys') + pg_total_relation_size('journey_aliases') + pg_total_relation_size('search_tokens') AS n`);
+  const events = await size(`SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('events')) + pg_total_relation_size('event_ids') AS n`);
+  const total = await size('SELECT pg_database_size(current_database()) AS n');
+  return { journeyBytes: journeys / counts.journeys, eventBytes: events / Math.max(1, counts.events), totalBytes: total };
 }
 
 /** A loader pool: no timeout, no foreign-key triggers during the load (the data is made consistent). */
@@ -173,7 +192,7 @@ async function prepare(url: string, pools: Pool[]): Promise<Prepared> {
   const nowMs = Date.now();
   log(`Generating ${JOURNEYS.toLocaleString('en')} journeys and their events`);
   const loadStarted = performance.now();
-  await loadData({ pool: loader, keyring, projectId, environmentIds, nowMs, scale: { journeys: JOURNEYS, chunk: 100_000 }, log });
+  await loadData({ pool: loader, keyring, projectId, environmentIds, nowMs, scale: { journeys: JOURNEYS, chunk: 100_000, eventsPerJourney: EVENTS_PER_JOURNEY }, log });
   const loadTime = secondsSince(loadStarted);
   const counts = await appPool.query<RunInfo['counts']>(
     `SELECT (SELECT count(*) FROM journeys)::int AS journeys, (SELECT count(*) FROM events)::int AS events,
@@ -219,7 +238,7 @@ async function measure(ctx: Prepared): Promise<{ results: Result[]; loadAverage:
   }
 }
 
-async function report(ctx: Prepared, results: Result[], loadAverage: [number, number]): Promise<void> {
+async function report(ctx: Prepared, results: Result[], loadAverage: [number, number], disk: DiskUse, ingest: IngestRatio): Promise<void> {
   const version = (await ctx.appPool.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]!.v;
   const info: RunInfo = {
     date: new Date().toISOString().slice(0, 10),
@@ -235,7 +254,19 @@ async function report(ctx: Prepared, results: Result[], loadAverage: [number, nu
     loadAverage,
     settings: SERVER_SETTINGS,
   };
-  const section = renderSection(info, results);
+  const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(1);
+  const section = `${renderSection(info, results).trimEnd()}
+
+### Size on disk and ingestion into this database
+
+- On disk after the load: ${gib(disk.totalBytes)} GiB in all; **${Math.round(disk.journeyBytes)} bytes per journey** (the journey row,
+  its aliases and search tokens, with their indexes) and **${Math.round(disk.eventBytes)} bytes per event** (the event in its day
+  partition, its event_ids row, their indexes); ${EVENTS_PER_JOURNEY} events per journey on average.
+- Ingestion into this database against an empty one on the same server (bench/query-ingest.ts: batches of 100 events of 25
+  new journeys each through prepare and storeEvents, 4 concurrent transactions, alternating rounds):
+  ${Math.round(ingest.loadedEventsPerSecond).toLocaleString('en')} events/s against ${Math.round(ingest.emptyEventsPerSecond).toLocaleString('en')}:
+  **${ingest.ratio.toFixed(2)}** of the empty database's rate (target ≥ 0.8).
+`;
   console.log(`\n${section}`);
   writeQuerySection(new URL('../docs/benchmarks.md', import.meta.url), section);
 }
@@ -264,7 +295,16 @@ async function main(): Promise<void> {
     server = await startServer(dataDir, await freePort());
     const ctx = await prepare(databaseUrl(server.url), pools);
     const { results, loadAverage } = await measure(ctx);
-    await report(ctx, results, loadAverage);
+    const disk = await diskUse(ctx.appPool, ctx.counts);
+    log(`disk: ${Math.round(disk.journeyBytes)} B per journey, ${Math.round(disk.eventBytes)} B per event, ${(disk.totalBytes / 2 ** 30).toFixed(1)} GiB`);
+    const admin = new pg.Client(server.url);
+    await admin.connect();
+    await admin.query('CREATE DATABASE jtrace_empty');
+    await admin.end();
+    const emptyPool = createPool({ connectionString: databaseUrl(server.url, 'jtrace_empty'), max: 6, statementTimeoutMs: 0 });
+    pools.push(emptyPool);
+    const ingest = await measureIngestRatio(ctx.appPool, ctx.projectId, emptyPool, ctx.keyring, log);
+    await report(ctx, results, loadAverage, disk, ingest);
     log(`Wrote the Query section of docs/benchmarks.md; total ${secondsSince(startedAll)}`);
   } finally {
     await cleanup(false);

@@ -27,6 +27,8 @@ import { createWorkQueue } from './forensics/fair-queue.ts';
 import { registerDeletionRoutes } from './deletion/routes.ts';
 import { registerReplayRoutes } from './replay/routes.ts';
 import { registerOtlpRoutes } from './otlp/routes.ts';
+import { registerApiKeyRoutes } from './auth/api-key-routes.ts';
+import { registerInvitationRoutes } from './teams/invitation-routes.ts';
 import { registerTeamRoutes } from './teams/routes.ts';
 import type { ReplayDeps } from './replay/replays.ts';
 import { registerWebInterface } from './web/web-interface.ts';
@@ -213,6 +215,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerFindingsRoutes(scope, { auth: scopeAuth, metrics: deps.metrics });
     registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
+    registerInvitationRoutes(scope, { auth: scopeAuth, pool: deps.pool });
+    registerApiKeyRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, defaultRetentionDays: deps.config.defaultRetentionDays });
     registerSettingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, allowFullPayloadCapture: deps.config.allowFullPayloadCapture, maxEventPayloadBytes: deps.config.maxEventPayloadBytes, defaultRetentionDays: deps.config.defaultRetentionDays });
     registerInstanceRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, build: deps.build, otlpEnabled: deps.config.otlpEnabled, allowFullPayloadCapture: deps.config.allowFullPayloadCapture });
   };

@@ -35,7 +35,7 @@ const KERNEL = ['protocol', 'http', 'db', 'crypto', 'audit', 'metrics', 'config'
  * main.ts) may import. Everything else in a capability folder (its SQL above all) is internal.
  */
 const PUBLIC_MODULES: Record<string, readonly string[]> = {
-  auth: ['credentials.ts', 'api-key-service.ts', 'user-sessions.ts', 'policy.ts'],
+  auth: ['credentials.ts', 'api-key-service.ts', 'user-sessions.ts', 'policy.ts', 'api-key-routes.ts'],
   // Projects have no service layer: their reads and writes are the functions of these files.
   // settings.ts: changes with their history row; settings-input.ts: what a setting may be.
   projects: ['projects-sql.ts', 'environments-sql.ts', 'visibility.ts', 'settings.ts', 'settings-input.ts'],
@@ -63,7 +63,7 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   // The demo data set the CLI's demo command sends.
   web: ['demo-journeys.ts'],
   // Accounts and memberships: the interface's sign-in and session answer, the CLI's user commands.
-  teams: ['accounts.ts', 'tokens.ts', 'sign-in.ts', 'describe.ts', 'routes.ts', 'users-sql.ts', 'oidc.ts'],
+  teams: ['accounts.ts', 'tokens.ts', 'sign-in.ts', 'describe.ts', 'routes.ts', 'users-sql.ts', 'oidc.ts', 'invitation-routes.ts'],
 };
 
 /** Files of src outside tests and test helpers, relative to src. */

@@ -7,6 +7,7 @@ import { createKeyring } from './crypto/keyring.ts';
 import { migrate } from './db/migrate.ts';
 import { APPLICATION_ROLE_FIX, connectsAsSuperuser } from './db/role.ts';
 import { startRetentionSweeper } from './deletion/retention-sweep.ts';
+import { startEventPartitionUpkeep } from './db/event-partitions.ts';
 import { startAlertDispatcher } from './alerts/dispatcher.ts';
 import { startAnalyzer } from './findings/analyzer.ts';
 import { readBuildInfo } from './health/build-info.ts';
@@ -72,6 +73,9 @@ async function main(): Promise<void> {
     httpLimits,
     webRoot: WEB_ROOT,
   });
+  // Today's partition of events exists before the first event arrives (a server down for days).
+  const partitionUpkeep = startEventPartitionUpkeep({ pool: database.pool, logger });
+  await partitionUpkeep.firstRun;
   await app.listen({ host: config.host, port: config.port });
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsHost, config.metricsPort);
   // Unreadable stored data is reported, never fatal (interface-spec 5): a count per table, no
@@ -111,7 +115,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper.stop(), analyzer?.stop(), alerts.stop(), unreadableCheck, roleCheck]);
+      await Promise.all([app.close(), sweeper.stop(), partitionUpkeep.stop(), analyzer?.stop(), alerts.stop(), unreadableCheck, roleCheck]);
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');

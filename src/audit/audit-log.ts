@@ -20,7 +20,8 @@ export type AccountAuditAction =
   | 'token.revoked'
   | 'session.signed_in'
   | 'session.sign_in_refused'
-  | 'password.reset';
+  | 'password.reset'
+  | 'invitation.reissued';
 
 /**
  * Who did it (a person with their id and e-mail at that time, the admin token, an API key by

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditActor } from '../audit/audit-log.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { StoredApiKeyHash } from '../crypto/api-keys.ts';
 import type { EnvironmentRow } from '../projects/environments-sql.ts';
@@ -20,13 +21,18 @@ export interface ApiKeyRecord {
 
 export async function insertApiKey(
   db: Queryable,
-  row: { projectId: string; environmentId: string; name: string; prefix: string; stored: StoredApiKeyHash },
+  row: { projectId: string; environmentId: string; name: string; prefix: string; stored: StoredApiKeyHash; createdBy: AuditActor },
 ): Promise<string> {
   const id = randomUUID();
+  const by = row.createdBy;
   await db.query(
-    `INSERT INTO api_keys (project_id, id, environment_id, name, prefix, hash, hash_key_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [row.projectId, id, row.environmentId, row.name, row.prefix, row.stored.hash, row.stored.keyId],
+    `INSERT INTO api_keys (project_id, id, environment_id, name, prefix, hash, hash_key_id,
+       created_by_kind, created_by_user_id, created_by_email, created_by_key_prefix)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      row.projectId, id, row.environmentId, row.name, row.prefix, row.stored.hash, row.stored.keyId,
+      by.kind, by.kind === 'user' ? by.userId : null, by.kind === 'user' ? by.email : null, by.kind === 'api-key' ? by.keyPrefix : null,
+    ],
   );
   return id;
 }
@@ -91,5 +97,45 @@ export async function revokeApiKey(db: Queryable, prefix: string): Promise<strin
     'UPDATE api_keys SET revoked_at = now() WHERE prefix = $1 AND revoked_at IS NULL RETURNING project_id',
     [prefix],
   );
+  return result.rows[0]?.project_id ?? null;
+}
+
+export interface ProjectApiKey {
+  prefix: string;
+  name: string;
+  environmentName: string;
+  createdBy: { kind: 'user' | 'admin-token' | 'api-key' | 'cli'; email: string | null; keyPrefix: string | null } | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** One project's keys for Settings, newest first: names and times only, never a hash. */
+export async function listProjectApiKeys(db: Queryable, projectId: string, prefix?: string): Promise<ProjectApiKey[]> {
+  const result = await db.query<{
+    prefix: string; name: string; environment_name: string; created_by_kind: NonNullable<ProjectApiKey['createdBy']>['kind'] | null;
+    created_by_email: string | null; created_by_key_prefix: string | null; created_at: Date; last_used_at: Date | null; revoked_at: Date | null;
+  }>(
+    `SELECT k.prefix, k.name, e.name AS environment_name, k.created_by_kind, k.created_by_email, k.created_by_key_prefix,
+            k.created_at, k.last_used_at, k.revoked_at
+       FROM api_keys k JOIN environments e ON e.project_id = k.project_id AND e.id = k.environment_id
+      WHERE k.project_id = $1 AND ($2::text IS NULL OR k.prefix = $2)
+      ORDER BY k.created_at DESC, k.prefix`,
+    [projectId, prefix ?? null],
+  );
+  return result.rows.map((r) => ({
+    prefix: r.prefix,
+    name: r.name,
+    environmentName: r.environment_name,
+    createdBy: r.created_by_kind === null ? null : { kind: r.created_by_kind, email: r.created_by_email, keyPrefix: r.created_by_key_prefix },
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    revokedAt: r.revoked_at,
+  }));
+}
+
+/** The project a key belongs to, revoked or not; null for an unknown prefix. */
+export async function findApiKeyProject(db: Queryable, prefix: string): Promise<string | null> {
+  const result = await db.query<{ project_id: string }>('SELECT project_id FROM api_keys WHERE prefix = $1', [prefix]);
   return result.rows[0]?.project_id ?? null;
 }

@@ -310,6 +310,20 @@ export async function authorizeProjectInPath(request: FastifyRequest, ctx: Pick<
   return project.id;
 }
 
+/**
+ * A resource that names its own project (an API key by its prefix, whatever project is selected):
+ * the route's rule applies in that project. A person without a role there gets `hidden`, the same
+ * answer as for an unknown resource; a role too low is 403 forbidden.
+ */
+export async function authorizeResourceProject(request: FastifyRequest, ctx: Pick<AuthContext, 'db'>, projectId: string, hidden: () => AppError): Promise<void> {
+  const principal = await principalOf(request);
+  if (principal?.kind !== 'user' || principal.user.owner) return;
+  const role = await memberRole(ctx.db, projectId, principal.user.id);
+  if (role === null) throw hidden();
+  const rule = requiredRule(request.method, request.routeOptions.url);
+  if (rule.kind !== 'project' || !roleIncludes(role, rule.role)) throw forbidden();
+}
+
 /** A person may act on a route whose rule is not a project's only as the rule allows. */
 function authorizePerson(request: FastifyRequest, principal: Principal): void {
   if (principal.kind !== 'user') return;

@@ -89,6 +89,13 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'PATCH /v1/projects/:projectId/alert-rules/:ruleId': admin,
   'DELETE /v1/projects/:projectId/alert-rules/:ruleId': admin,
   'GET /v1/projects/:projectId/alert-rules/:ruleId/deliveries': admin,
+  'GET /v1/projects/:projectId/api-keys': admin,
+  'POST /v1/projects/:projectId/api-keys': admin,
+  // The project is the key's own, read from its prefix (credentials.authorizeResourceProject).
+  'DELETE /v1/api-keys/:prefix': admin,
+  'GET /v1/projects/:projectId/invitations': admin,
+  'POST /v1/projects/:projectId/invitations': admin,
+  'POST /v1/projects/:projectId/invitations/:userId': admin,
   'GET /v1/users': { kind: 'owner' },
   'POST /v1/users': { kind: 'owner' },
   'PATCH /v1/users/:userId': { kind: 'owner' },

@@ -21,6 +21,8 @@ export const ADVISORY_LOCK_KEYS = {
   findings: 7_314_004,
   /** The alert dispatcher: one instance sends from the outbox. */
   alerts: 7_314_005,
+  /** Creating the daily partitions of events ahead (src/db/event-partitions.ts). */
+  eventPartitions: 7_314_017,
 } as const;
 
 export const RETENTION_LOCK_KEY = ADVISORY_LOCK_KEYS.retention;

@@ -5,12 +5,17 @@ import type { Metrics } from '../metrics/metrics.ts';
 import { RETENTION_LOCK_KEY, trySessionLock, type HeldLock } from '../db/advisory-lock.ts';
 import { deleteByLastEventBatch, liftStatementTimeout, listRetentionEnvironments } from './deletion-sql.ts';
 import { DELETION_BATCH_SIZE } from './limits.ts';
+import { droppablePartitionCandidates, dropExpiredPartition } from './partition-drop.ts';
 
 /**
  * The retention sweep (interface spec section 8): every environment's journeys whose last event
  * is older than its retention_days are deleted in batches of 500, each its own transaction
  * without statement timeout, under the advisory lock that `delete:range` takes too, so two
  * server processes (or a sweep and a range deletion) never delete by age at the same time.
+ * Before and after the environments, it drops the day partitions of events whose journeys have
+ * all expired (partition-drop.ts): before, so that a partition that expired as a whole while the
+ * service was down goes without deleting its rows one by one; after, so that a partition the
+ * batches just emptied goes at once rather than waiting for vacuum.
  */
 
 export type SweepOutcome = 'completed' | 'locked' | 'stopped_early' | 'failed';
@@ -20,6 +25,8 @@ export interface SweepResult {
   journeysDeleted: number;
   batches: number;
   environmentsExamined: number;
+  /** Day partitions of events dropped whole (their journeys are counted in journeysDeleted). */
+  partitionsDropped: number;
   durationMs: number;
 }
 
@@ -58,6 +65,7 @@ interface Tally {
   journeysDeleted: number;
   batches: number;
   environmentsExamined: number;
+  partitionsDropped: number;
 }
 
 export function startRetentionSweeper(deps: RetentionSweeperDeps): RetentionSweeper {
@@ -67,7 +75,7 @@ export function startRetentionSweeper(deps: RetentionSweeperDeps): RetentionSwee
 
   const runOnce = (): Promise<SweepResult> => {
     // After stop() nothing starts and nothing is counted: the process is on its way out.
-    if (stopping) return Promise.resolve({ outcome: 'stopped_early', journeysDeleted: 0, batches: 0, environmentsExamined: 0, durationMs: 0 });
+    if (stopping) return Promise.resolve({ outcome: 'stopped_early', journeysDeleted: 0, batches: 0, environmentsExamined: 0, partitionsDropped: 0, durationMs: 0 });
     running ??= sweep(deps, () => stopping).finally(() => {
       running = null;
     });
@@ -97,12 +105,12 @@ export function startRetentionSweeper(deps: RetentionSweeperDeps): RetentionSwee
 
 async function sweep(deps: RetentionSweeperDeps, shouldStop: () => boolean): Promise<SweepResult> {
   const started = performance.now();
-  const tally: Tally = { journeysDeleted: 0, batches: 0, environmentsExamined: 0 };
+  const tally: Tally = { journeysDeleted: 0, batches: 0, environmentsExamined: 0, partitionsDropped: 0 };
   let outcome: SweepOutcome;
   let lock: HeldLock | null = null;
   try {
     lock = await trySessionLock(deps.pool, RETENTION_LOCK_KEY);
-    outcome = lock === null ? 'locked' : await sweepEnvironments(deps, lock, shouldStop, tally);
+    outcome = lock === null ? 'locked' : await sweepAll(deps, lock, shouldStop, tally);
   } catch (error) {
     outcome = 'failed';
     // Only the class: database error text may quote values.
@@ -113,11 +121,44 @@ async function sweep(deps: RetentionSweeperDeps, shouldStop: () => boolean): Pro
   const result: SweepResult = { outcome, ...tally, durationMs: Math.round(performance.now() - started) };
   deps.metrics.retentionRuns.inc({ outcome });
   if (outcome === 'completed') deps.metrics.retentionLastSuccess.set((deps.now ?? Date.now)() / 1000);
-  if (result.journeysDeleted > 0) {
-    const { journeysDeleted, batches, environmentsExamined, durationMs } = result;
-    deps.logger.info({ outcome, journeysDeleted, batches, environmentsExamined, durationMs }, 'retention sweep');
+  if (result.journeysDeleted > 0 || result.partitionsDropped > 0) {
+    const { journeysDeleted, batches, environmentsExamined, partitionsDropped, durationMs } = result;
+    deps.logger.info({ outcome, journeysDeleted, batches, environmentsExamined, partitionsDropped, durationMs }, 'retention sweep');
   }
   return result;
+}
+
+async function sweepAll(deps: RetentionSweeperDeps, lock: HeldLock, shouldStop: () => boolean, tally: Tally): Promise<SweepOutcome> {
+  const first = await dropExpiredPartitions(deps, lock, shouldStop, tally);
+  if (first !== 'completed') return first;
+  const rows = await sweepEnvironments(deps, lock, shouldStop, tally);
+  if (rows !== 'completed') return rows;
+  return dropExpiredPartitions(deps, lock, shouldStop, tally);
+}
+
+/** Each candidate partition in a transaction of its own, oldest first; one that cannot go yet stays. */
+async function dropExpiredPartitions(
+  deps: RetentionSweeperDeps,
+  lock: HeldLock,
+  shouldStop: () => boolean,
+  tally: Tally,
+): Promise<SweepOutcome> {
+  const now = new Date((deps.now ?? Date.now)());
+  const limit = deps.batchSize ?? DELETION_BATCH_SIZE;
+  for (const partition of await droppablePartitionCandidates(deps.pool, now.getTime())) {
+    if (shouldStop()) return 'stopped_early';
+    if (!(await lock.isHeld())) throw new LockLostError('the retention lock was lost');
+    const result = await withTransaction(deps.pool, async (client) => {
+      await liftStatementTimeout(client);
+      return dropExpiredPartition(client, partition.name, now, limit);
+    });
+    if (!result.dropped) continue;
+    tally.batches++;
+    tally.partitionsDropped++;
+    tally.journeysDeleted += result.journeys;
+    deps.metrics.retentionDeleted.inc(result.journeys);
+  }
+  return 'completed';
 }
 
 async function sweepEnvironments(

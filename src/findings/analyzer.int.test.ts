@@ -91,6 +91,43 @@ describe('the findings analyzer', () => {
     expect(findings.filter((f) => f.kind === 'failed').map((f) => f.step?.eventId)).toEqual(['jrn-dup-fail']);
   });
 
+  it('rewrites only the findings that changed, keeping when each was first found', async () => {
+    const rows = async () =>
+      (await fx.db.pool.query<{ ordinal: number; ctid: string; kind: string; first: string }>(
+        `SELECT ordinal, ctid::text AS ctid, kind, first_found_at::text AS first FROM journey_findings WHERE journey_id = 'jrn-again' ORDER BY ordinal`,
+      )).rows;
+    // Each pass on its own clock, by an analyzer that lets the lock go when done.
+    const analyseAt = async (iso: string) => {
+      const engine = quietAnalyzer(fx.db.pool, { now: () => Date.parse(iso) });
+      await drainAll(engine, fx.db.pool);
+      await engine.stop();
+    };
+    const markAgain = () => fx.db.pool.query(`UPDATE journeys SET findings_pending = nextval('journey_findings_pending_seq'), findings_pending_at = now()`);
+    const events = contactJourney('jrn-again', 'lost');
+    await ingest(fx, 'production', events);
+    await analyseAt('2026-03-01T00:00:00Z');
+    const first = await rows();
+    expect(first.length).toBeGreaterThan(0);
+    // Analysed again with nothing new: every row stays where it was.
+    await markAgain();
+    await analyseAt('2026-03-02T00:00:00Z');
+    expect(await rows()).toEqual(first);
+    // A row the findings no longer have is removed.
+    await fx.db.pool.query(
+      `INSERT INTO journey_findings (project_id, journey_id, ordinal, environment_id, entity_type, kind, observed_at)
+       SELECT project_id, id, 99, environment_id, entity_type, 'failed', last_event_at FROM journeys WHERE id = 'jrn-again'`,
+    );
+    await markAgain();
+    await analyseAt('2026-03-03T00:00:00Z');
+    expect(await rows()).toEqual(first);
+    // A later event: the old findings keep when they were first found, the new one is found now.
+    await ingest(fx, 'production', [{ id: 'jrn-again-fail', journeyId: 'jrn-again', timestamp: '2026-02-11T10:00:00.000Z', entity: { type: 'contact', id: 'contact-1' }, operation: 'failed', name: 'deliver', service: 'worker', error: { type: 'Timeout', message: 'x' } }]);
+    await analyseAt('2026-03-04T00:00:00Z');
+    const after = await rows();
+    expect(after.slice(0, first.length).map((row) => row.first)).toEqual(first.map((row) => row.first));
+    expect(after.filter((row) => row.kind === 'failed').map((row) => row.first)).toEqual(['2026-03-04 00:00:00+00']);
+  });
+
   it('keeps at most 100 findings per journey; the list shows 10 of them, the journey read all', async () => {
     const wide = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`field${i}`, i]));
     await ingest(fx, 'production', [{ id: 'wide-1', journeyId: 'jrn-wide', timestamp: '2026-02-10T10:00:00.000Z', input: wide, output: {} }]);

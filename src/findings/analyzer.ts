@@ -125,7 +125,13 @@ async function analyseBatch(deps: AnalyzerDeps, now: () => number): Promise<{ se
     analysed.push({ journey, findings });
   }
   await deps.beforeStore?.(analysed);
-  const cleared = await withTransaction(deps.pool, (client) => storeAnalyses(client, analysed, new Date(now())));
+  const cleared = await withTransaction(deps.pool, async (client) => {
+    // Findings are derived data: a commit the database loses in a crash loses the cleared marks
+    // with it, and those journeys are analysed again. So the analyzer does not wait for its
+    // commits to reach the disk, and adds no flushes of its own to ingestion's.
+    await client.query('SET LOCAL synchronous_commit = off');
+    return storeAnalyses(client, analysed, new Date(now()));
+  });
   deps.metrics.findingsAnalysed.inc(analysed.length);
   for (const { findings } of analysed) for (const finding of findings) deps.metrics.findingsStored.inc({ kind: finding.kind });
   deps.metrics.analyzerBatches.inc();

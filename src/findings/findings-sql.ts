@@ -38,70 +38,190 @@ export interface AnalysedJourney {
   findings: JourneyFinding[];
 }
 
+/** One stored finding row: what storing compares and writes. */
+interface FindingRow {
+  journey_id: string;
+  ordinal: number;
+  environment_id: string;
+  entity_type: string;
+  kind: string;
+  path: string | null;
+  step_event_id: string | null;
+  step_service: string | null;
+  step_name: string | null;
+  in_transit: boolean;
+  from_event_id: string | null;
+  from_service: string | null;
+  from_name: string | null;
+  observed_at: Date;
+}
+
+const ROW_COLUMNS = ['environment_id', 'entity_type', 'kind', 'path', 'step_event_id', 'step_service', 'step_name', 'in_transit',
+  'from_event_id', 'from_service', 'from_name'] as const;
+
+/** The same finding (what first_found_at follows across analyses): kind, path, where and from where. */
+const identity = (row: Pick<FindingRow, 'kind' | 'path' | 'step_event_id' | 'from_event_id'>) =>
+  `${row.kind}\u0000${row.path ?? '\u0001'}\u0000${row.step_event_id ?? '\u0001'}\u0000${row.from_event_id ?? '\u0001'}`;
+
+const sameRow = (a: FindingRow, b: FindingRow) => a.observed_at.getTime() === b.observed_at.getTime() && ROW_COLUMNS.every((column) => a[column] === b[column]);
+
+function rowsOf({ journey, findings }: AnalysedJourney): FindingRow[] {
+  return findings.map((finding, ordinal) => ({
+    journey_id: journey.id,
+    ordinal,
+    environment_id: journey.environmentId,
+    entity_type: journey.entityType,
+    kind: finding.kind,
+    path: finding.path,
+    step_event_id: finding.step?.eventId ?? null,
+    step_service: finding.step?.service ?? null,
+    step_name: finding.step?.name ?? null,
+    in_transit: finding.inTransit,
+    from_event_id: finding.from?.eventId ?? null,
+    from_service: finding.from?.service ?? null,
+    from_name: finding.from?.name ?? null,
+    observed_at: journey.lastEventAt,
+  }));
+}
+
 /**
  * In the caller's transaction: locks the journeys (project, then id in byte order, the order
  * ingestion locks them in, so the two never deadlock), replaces the findings of those still
  * there, and clears each mark that still holds the value read. Returns the journeys cleared.
+ *
+ * Set-based, one statement per step and project: a row found again unchanged at its place is
+ * left as it is, and only the rows that differ are deleted and written (a journey analysed for
+ * the first time has nothing to delete). Typed arrays, not JSON: PostgreSQL reads them for a
+ * fraction of the cost of jsonb_to_recordset (docs/benchmarks.md, Findings).
  */
 export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], now: Date): Promise<number> {
   if (analysed.length === 0) return 0;
-  const keys = analysed.map((a) => ({ project_id: a.journey.projectId, id: a.journey.id, pending: a.journey.pending }));
   const locked = await db.query<{ project_id: string; id: string }>(
     `SELECT j.project_id, j.id FROM journeys j
-       JOIN jsonb_to_recordset($1::jsonb) AS k(project_id uuid, id text) ON j.project_id = k.project_id AND j.id = k.id
+       JOIN unnest($1::uuid[], $2::text[]) AS k(project_id, id) ON j.project_id = k.project_id AND j.id = k.id
       ORDER BY j.project_id, j.id COLLATE "C" FOR UPDATE OF j`,
-    [JSON.stringify(keys)],
+    [analysed.map((a) => a.journey.projectId), analysed.map((a) => a.journey.id)],
   );
   const present = new Set(locked.rows.map((row) => `${row.project_id}\u0000${row.id}`));
   const kept = analysed.filter((a) => present.has(`${a.journey.projectId}\u0000${a.journey.id}`));
   if (kept.length === 0) return 0;
-  const keptKeys = JSON.stringify(kept.map((a) => ({ project_id: a.journey.projectId, id: a.journey.id, pending: a.journey.pending })));
-  const rows = kept.flatMap(({ journey, findings }) =>
-    findings.map((finding, ordinal) => ({
-      project_id: journey.projectId,
-      journey_id: journey.id,
-      ordinal,
-      environment_id: journey.environmentId,
-      entity_type: journey.entityType,
-      kind: finding.kind,
-      path: finding.path,
-      step_event_id: finding.step?.eventId ?? null,
-      step_service: finding.step?.service ?? null,
-      step_name: finding.step?.name ?? null,
-      in_transit: finding.inTransit,
-      from_event_id: finding.from?.eventId ?? null,
-      from_service: finding.from?.service ?? null,
-      from_name: finding.from?.name ?? null,
-      observed_at: journey.lastEventAt.toISOString(),
-    })),
-  );
-  // The old findings go in the same statement; one found again keeps when it was first found,
-  // so alert windows count it once.
-  {
-    await db.query(
-      `WITH keys AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(project_id uuid, id text)),
-            old AS (DELETE FROM journey_findings f USING keys k WHERE f.project_id = k.project_id AND f.journey_id = k.id
-                    RETURNING f.project_id, f.journey_id, f.kind, f.path, f.step_event_id, f.from_event_id, f.first_found_at)
-       INSERT INTO journey_findings (project_id, journey_id, ordinal, environment_id, entity_type, kind, path, step_event_id, step_service,
-          step_name, in_transit, from_event_id, from_service, from_name, observed_at, first_found_at)
-       SELECT r.project_id, r.journey_id, r.ordinal, r.environment_id, r.entity_type, r.kind, r.path, r.step_event_id, r.step_service,
-          r.step_name, r.in_transit, r.from_event_id, r.from_service, r.from_name, r.observed_at,
-          COALESCE((SELECT min(o.first_found_at) FROM old o WHERE o.project_id = r.project_id AND o.journey_id = r.journey_id AND o.kind = r.kind
-                      AND o.path IS NOT DISTINCT FROM r.path AND o.step_event_id IS NOT DISTINCT FROM r.step_event_id
-                      AND o.from_event_id IS NOT DISTINCT FROM r.from_event_id), $3::timestamptz)
-         FROM jsonb_to_recordset($1::jsonb) AS r(project_id uuid, journey_id text, ordinal int, environment_id uuid, entity_type text,
-          kind text, path text, step_event_id text, step_service text, step_name text, in_transit boolean, from_event_id text,
-          from_service text, from_name text, observed_at timestamptz)`,
-      [JSON.stringify(rows), keptKeys, now],
-    );
+  for (const projectId of new Set(kept.map((a) => a.journey.projectId))) {
+    await replaceFindings(db, projectId, kept.filter((a) => a.journey.projectId === projectId), now);
   }
   const cleared = await db.query(
     `UPDATE journeys j SET findings_pending = NULL, findings_pending_at = NULL
-       FROM jsonb_to_recordset($1::jsonb) AS k(project_id uuid, id text, pending int8)
+       FROM unnest($1::uuid[], $2::text[], $3::int8[]) AS k(project_id, id, pending)
       WHERE j.project_id = k.project_id AND j.id = k.id AND j.findings_pending = k.pending`,
-    [keptKeys],
+    [kept.map((a) => a.journey.projectId), kept.map((a) => a.journey.id), kept.map((a) => a.journey.pending)],
   );
   return cleared.rowCount ?? 0;
+}
+
+/** The findings of some locked journeys of one project replaced by those analysed, row by row. */
+async function replaceFindings(db: Queryable, projectId: string, analysed: AnalysedJourney[], now: Date): Promise<void> {
+  const ids = analysed.map((a) => a.journey.id);
+  const old = await db.query<FindingRow & { first_found_at: Date }>(
+    `SELECT journey_id, ordinal, ${ROW_COLUMNS.join(', ')}, observed_at, first_found_at
+       FROM journey_findings WHERE project_id = $1 AND journey_id = ANY($2::text[])`,
+    [projectId, ids],
+  );
+  const oldByJourney = new Map<string, Array<FindingRow & { first_found_at: Date }>>();
+  for (const row of old.rows) {
+    const rows = oldByJourney.get(row.journey_id) ?? [];
+    rows[row.ordinal] = row;
+    oldByJourney.set(row.journey_id, rows);
+  }
+  const removed: { journey: string[]; ordinal: number[] } = { journey: [], ordinal: [] };
+  const written = new WrittenRows();
+  for (const journey of analysed) {
+    const before = oldByJourney.get(journey.journey.id);
+    if (before === undefined) {
+      // Analysed for the first time (the common case): every finding is new.
+      journey.findings.forEach((finding, ordinal) => written.add(journey, ordinal, finding, null));
+      continue;
+    }
+    // One found again keeps when it was first found, so alert windows count it once.
+    const firstFound = new Map<string, Date>();
+    for (const row of before) {
+      if (row === undefined) continue;
+      const known = firstFound.get(identity(row));
+      if (known === undefined || row.first_found_at < known) firstFound.set(identity(row), row.first_found_at);
+    }
+    const after = rowsOf(journey);
+    for (const row of after) {
+      const previous = before[row.ordinal];
+      const first = firstFound.get(identity(row)) ?? null;
+      if (previous !== undefined && sameRow(previous, row) && previous.first_found_at.getTime() === (first ?? now).getTime()) continue;
+      if (previous !== undefined) {
+        removed.journey.push(row.journey_id);
+        removed.ordinal.push(row.ordinal);
+      }
+      written.add(journey, row.ordinal, journey.findings[row.ordinal]!, first);
+    }
+    for (let ordinal = after.length; ordinal < before.length; ordinal++) {
+      if (before[ordinal] === undefined) continue;
+      removed.journey.push(journey.journey.id);
+      removed.ordinal.push(ordinal);
+    }
+  }
+  if (removed.journey.length > 0) {
+    await db.query(
+      `DELETE FROM journey_findings f USING unnest($2::text[], $3::int[]) AS k(journey_id, ordinal)
+        WHERE f.project_id = $1 AND f.journey_id = k.journey_id AND f.ordinal = k.ordinal`,
+      [projectId, removed.journey, removed.ordinal],
+    );
+  }
+  if (written.journeyId.length === 0) return;
+  await db.query(
+    `INSERT INTO journey_findings (project_id, journey_id, ordinal, environment_id, entity_type, kind, path, step_event_id, step_service,
+        step_name, in_transit, from_event_id, from_service, from_name, observed_at, first_found_at)
+     SELECT $1, r.journey_id, r.ordinal, j.environment_id, j.entity_type, r.kind, r.path, r.step_event_id, r.step_service, r.step_name,
+        r.in_transit, r.from_event_id, r.from_service, r.from_name, j.observed_at, COALESCE(r.first_found_at, $2)
+       FROM unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[], $11::text[], $12::text[],
+              $13::text[], $14::timestamptz[]) AS r(journey_id, ordinal, kind, path, step_event_id, step_service, step_name, in_transit,
+              from_event_id, from_service, from_name, first_found_at)
+       JOIN unnest($15::text[], $16::uuid[], $17::text[], $18::timestamptz[]) AS j(id, environment_id, entity_type, observed_at) ON j.id = r.journey_id`,
+    [projectId, now, written.journeyId, written.ordinal, written.kind, written.path, written.stepEventId, written.stepService, written.stepName,
+      written.inTransit, written.fromEventId, written.fromService, written.fromName, written.firstFoundAt,
+      written.journeys.map((a) => a.journey.id), written.journeys.map((a) => a.journey.environmentId),
+      written.journeys.map((a) => a.journey.entityType), written.journeys.map((a) => a.journey.lastEventAt)],
+  );
+}
+
+/**
+ * The rows to write as one array per column (what unnest reads); what every row of a journey
+ * shares is kept once per journey, and a finding first found now as null.
+ */
+class WrittenRows {
+  readonly journeys: AnalysedJourney[] = [];
+  readonly journeyId: string[] = [];
+  readonly ordinal: number[] = [];
+  readonly kind: string[] = [];
+  readonly path: Array<string | null> = [];
+  readonly stepEventId: Array<string | null> = [];
+  readonly stepService: Array<string | null> = [];
+  readonly stepName: Array<string | null> = [];
+  readonly inTransit: boolean[] = [];
+  readonly fromEventId: Array<string | null> = [];
+  readonly fromService: Array<string | null> = [];
+  readonly fromName: Array<string | null> = [];
+  readonly firstFoundAt: Array<Date | null> = [];
+
+  add(journey: AnalysedJourney, ordinal: number, finding: JourneyFinding, firstFoundAt: Date | null): void {
+    if (this.journeys.at(-1) !== journey) this.journeys.push(journey);
+    this.journeyId.push(journey.journey.id);
+    this.ordinal.push(ordinal);
+    this.kind.push(finding.kind);
+    this.path.push(finding.path);
+    this.stepEventId.push(finding.step?.eventId ?? null);
+    this.stepService.push(finding.step?.service ?? null);
+    this.stepName.push(finding.step?.name ?? null);
+    this.inTransit.push(finding.inTransit);
+    this.fromEventId.push(finding.from?.eventId ?? null);
+    this.fromService.push(finding.from?.service ?? null);
+    this.fromName.push(finding.from?.name ?? null);
+    this.firstFoundAt.push(firstFoundAt);
+  }
 }
 
 /**

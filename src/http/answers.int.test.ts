@@ -254,6 +254,25 @@ describe('answers match the schemas their routes declare', () => {
     }
   });
 
+  it('API keys and invitations of Settings, on /v1 (the admin token) and /ui/api (a session)', async () => {
+    const owner = await makePerson(db.pool, {}, { owner: true });
+    const cookie = await sessionOf(app, owner.email);
+    for (const [prefix, headers] of [
+      ['', bearer(TEST_ADMIN_TOKEN)],
+      ['/ui/api', { cookie, ...SAME_ORIGIN }],
+    ] as const) {
+      const json = { ...headers, 'content-type': 'application/json' };
+      const keys = `${prefix}/v1/projects/${project.projectId}/api-keys`;
+      await check.call('POST', `${prefix}/v1/projects/:projectId/api-keys`, { url: keys, headers: json, payload: { name: 'answers', environment: 'production' }, status: 201 });
+      await check.call('GET', `${prefix}/v1/projects/:projectId/api-keys`, { url: keys, headers, status: 200 });
+      const invitations = `${prefix}/v1/projects/${project.projectId}/invitations`;
+      const invited = await check.call('POST', `${prefix}/v1/projects/:projectId/invitations`, { url: invitations, headers: json, payload: { email: `invited-${prefix.length}@example.com`, role: 'viewer' }, status: 201 });
+      await check.call('GET', `${prefix}/v1/projects/:projectId/invitations`, { url: invitations, headers, status: 200 });
+      const userId = invited.json().data.member.id as string;
+      await check.call('POST', `${prefix}/v1/projects/:projectId/invitations/:userId`, { url: `${invitations}/${userId}`, headers, status: 201 });
+    }
+  });
+
   it('settings of projects, environments and the instance, on /v1 and /ui/api', async () => {
     const owner = await makePerson(db.pool, {}, { owner: true });
     const cookie = await sessionOf(app, owner.email);
@@ -287,7 +306,7 @@ describe('answers match the schemas their routes declare', () => {
     // The blocked replay's 422 carries a run too, on both copies of the route.
     expect(check.checkedAnswers().filter((answer) => / 422$/.test(answer))).toEqual(['POST /ui/api/v1/replays 422', 'POST /v1/replays 422']);
     // The accounts' routes (9 on each copy), the replay runs of an event (interface only), findings and alerts (8 on each copy),
-    // settings of projects, environments and the instance (8 on each copy).
-    expect(declared).toHaveLength(92);
+    // settings of projects, environments and the instance (8 on each copy), API keys and invitations of Settings (5 on each copy).
+    expect(declared).toHaveLength(102);
   });
 });

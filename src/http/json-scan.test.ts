@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonScanner, MAX_PARSE_DEPTH, parseJsonWithBudget } from './json-scan.ts';
+import { JsonScanner, MAX_PARSE_DEPTH, nestsWithin, parseJsonWithBudget } from './json-scan.ts';
 
 function parses(text: string): boolean {
   try {
@@ -69,6 +69,32 @@ describe('parseJsonWithBudget', () => {
     const text = `{"a":${deep(3)},"b":[${deep(5)},7],"c":"${'['.repeat(9)}"}`;
     expect(parseJsonWithBudget(text, 3)!.value).toEqual({ a: [[[]]], b: [[[]], 7], c: '['.repeat(9) }); // `{` is the first level
     expect(parseJsonWithBudget(deep(MAX_PARSE_DEPTH + 1_000_000))!.value).toEqual(JSON.parse(deep(MAX_PARSE_DEPTH + 1)));
+  });
+
+  it('reads generated JSON, its mutations and deep bodies as the full scan does', () => {
+    const viaScan = (text: string, budget: number) => {
+      const scanner = new JsonScanner(true, budget);
+      scanner.push(text);
+      const kept = scanner.end();
+      return kept === null ? null : { value: JSON.parse(kept) as unknown, pruned: scanner.maxDepth > budget };
+    };
+    const nested = fc.tuple(fc.nat({ max: 12 }), fc.json()).map(([n, inner]) => '{"a":'.repeat(n) + inner + '}'.repeat(n));
+    const mutated = fc.tuple(fc.oneof(fc.json(), nested), fc.nat(), fc.constantFrom('[', ']', '{', '}', '"', '\\', '\\"', ',')).map(
+      ([text, at, piece]) => text.slice(0, at % (text.length + 1)) + piece + text.slice(at % (text.length + 1)),
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.json(), nested, mutated), fc.integer({ min: 1, max: 8 }), (text, budget) => {
+        expect(parseJsonWithBudget(text, budget)).toEqual(viaScan(text, budget));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('counts nesting outside strings only, escapes included', () => {
+    expect(nestsWithin('{"a":"[[[[\\"}', 1)).toBe(true);
+    expect(nestsWithin('{"a":"\\\\",[[', 2)).toBe(false);
+    expect(nestsWithin('["\\"[[["]', 1)).toBe(true);
+    expect(nestsWithin('[' + '"x",'.repeat(1000) + '[[]]]', 2)).toBe(false);
   });
 
   it('prunes across chunks', () => {

@@ -253,10 +253,49 @@ export class JsonScanner {
  * `pruned` says that containers past the budget were read as `[]`.
  */
 export function parseJsonWithBudget(text: string, budget = MAX_PARSE_DEPTH): { value: unknown; pruned: boolean } | null {
+  // Most bodies are shallow: a quick count of their nesting lets JSON.parse (which agrees with
+  // the scanner on validity) read them directly, and only a body that may be deep is scanned.
+  if (nestsWithin(text, budget)) {
+    try {
+      return { value: JSON.parse(text) as unknown, pruned: false };
+    } catch {
+      return null;
+    }
+  }
   const scanner = new JsonScanner(true, budget);
   scanner.push(text);
   const kept = scanner.end();
   if (kept === null) return null;
   const pruned = scanner.maxDepth > budget;
   return { value: JSON.parse(pruned ? kept : text) as unknown, pruned };
+}
+
+/**
+ * True when JSON.parse, reading `text`, never has more than `budget` containers open: the
+ * brackets outside strings are counted as JSON reads them, up to the first place the text
+ * cannot be JSON (where JSON.parse stops). False when a container opens past the budget.
+ * String bodies are skipped with indexOf, so this costs a small part of a full scan.
+ */
+export function nestsWithin(text: string, budget: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // To the closing quote: one preceded by an even number of backslashes.
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        if (end === -1) return true; // an unterminated string: JSON.parse fails within it
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+        if ((backslashes & 1) === 0) break;
+      }
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > budget) return false;
+    } else if (c === 0x5d || c === 0x7d) {
+      if (--depth < 0) return true; // a close without an open: JSON.parse fails here
+    }
+  }
+  return true;
 }

@@ -4,8 +4,10 @@ import type { SearchTokenKind } from '../protocol/search-token-kinds.ts';
 
 /**
  * The set-based statements of one ingestion transaction: a batch costs a fixed handful of
- * round trips whatever its size. Rows travel as one JSON array each (jsonb_to_recordset).
- * Instants with microseconds travel as integers so nothing is lost to float rounding.
+ * round trips whatever its size. Rows travel as one JSON array each (jsonb_to_recordset), or
+ * as one array per column where every column is text (unnest). Instants with microseconds
+ * travel as integers so nothing is lost to float rounding. The statements run on every batch
+ * are named, so each connection parses and plans them once.
  */
 
 const MICROS = `timestamptz 'epoch' + %s * interval '1 microsecond'`;
@@ -48,15 +50,16 @@ function key(ts: number | null, us: number | null, id: string | null): TimelineK
 
 /** Locks the batch's existing journeys in id order, so concurrent batches never deadlock. */
 export async function lockJourneys(db: Queryable, projectId: string, ids: string[]): Promise<Map<string, LockedJourney>> {
-  const result = await db.query<JourneyRecord>(
-    `SELECT id, environment_id, status, event_count, ${epochMs('started_at')} AS started_ms, ${epochMs('last_event_at')} AS last_ms,
+  const result = await db.query<JourneyRecord>({
+    name: 'ingest-lock-journeys',
+    text: `SELECT id, environment_id, status, event_count, ${epochMs('started_at')} AS started_ms, ${epochMs('last_event_at')} AS last_ms,
             ${epochMs('completed_at')} AS completed_ms, services,
             label, ${epochMs('label_event_ts')} AS label_ts, ${epochUs('label_event_received_at')} AS label_us, label_event_id,
             last_step, ${epochMs('last_step_event_ts')} AS last_step_ts, ${epochUs('last_step_received_at')} AS last_step_us, last_step_event_id,
             failed_step, ${epochMs('failed_event_ts')} AS failed_ts, ${epochUs('failed_event_received_at')} AS failed_us, failed_event_id
        FROM journeys WHERE project_id = $1 AND id = ANY($2::text[]) ORDER BY id COLLATE "C" FOR UPDATE`,
-    [projectId, ids],
-  );
+    values: [projectId, ids],
+  });
   return new Map(
     result.rows.map((row) => [
       row.id,
@@ -90,11 +93,15 @@ export interface ExistingEvent {
 }
 
 export async function findEvents(db: Queryable, projectId: string, ids: string[]): Promise<Map<string, ExistingEvent>> {
-  const result = await db.query<ExistingEvent>(
-    `SELECT id, journey_id AS "journeyId", content_hash AS hash, content_hash_key_id AS "keyId"
-       FROM events WHERE project_id = $1 AND id = ANY($2::text[])`,
-    [projectId, ids],
-  );
+  // event_ids (migration 0017) gives each stored id's received_at, so each found event is one
+  // probe into its own partition rather than one per partition.
+  const result = await db.query<ExistingEvent>({
+    name: 'ingest-find-events',
+    text: `SELECT e.id, e.journey_id AS "journeyId", e.content_hash AS hash, e.content_hash_key_id AS "keyId"
+       FROM event_ids i JOIN events e ON e.project_id = i.project_id AND e.id = i.id AND e.received_at = i.received_at
+      WHERE i.project_id = $1 AND i.id = ANY($2::text[])`,
+    values: [projectId, ids],
+  });
   return new Map(result.rows.map((row) => [row.id, row]));
 }
 
@@ -111,12 +118,13 @@ export interface ExistingAlias {
  * one pass over the journeys' aliases inside PostgreSQL, with only the matches sent back.
  */
 export async function findAliases(db: Queryable, projectId: string, journeyIds: string[], tokens: string[]): Promise<ExistingAlias[]> {
-  const result = await db.query<ExistingAlias>(
-    `SELECT id, journey_id AS "journeyId", alias_type AS type, token, displayable
+  const result = await db.query<ExistingAlias>({
+    name: 'ingest-find-aliases',
+    text: `SELECT id, journey_id AS "journeyId", alias_type AS type, token, displayable
        FROM journey_aliases
       WHERE project_id = $1 AND journey_id = ANY($2::text[]) AND token = ANY($3::text[])`,
-    [projectId, journeyIds, tokens],
-  );
+    values: [projectId, journeyIds, tokens],
+  });
   return result.rows;
 }
 
@@ -151,32 +159,61 @@ const SUMMARY_RECORD_COLUMNS = `id text, status text, event_count int, started_m
 
 const ms = (column: string) => micros(`(${column} * 1000)`);
 
+type NewJourneyRow = ReturnType<typeof summaryRecord> & { environment_id: string; entity_type: string; entity_id_encrypted: string };
+
 /**
- * Inserts new journeys; returns the ids actually inserted (fewer means a concurrent creator).
- * Every journey written here and in updateJourneys is marked for the findings analyzer in the
- * same statement, so the mark commits with the events (migration 0007).
+ * New journeys, new aliases and search tokens in one statement (one round trip). Each journey
+ * written here and in updateJourneys is marked for the findings analyzer in the same statement,
+ * so the mark commits with the events (migration 0007). Aliases go in in batch order (refs
+ * increase with it, so ids keep first-stored order). Tokens of journeys created here cannot
+ * exist yet and are inserted plainly; those of stored journeys skip what is already there.
+ * The foreign-key checks of aliases and tokens run at the end of the statement, when the new
+ * journeys are in place.
  */
-export async function insertJourneys(
+export async function insertJourneysAliasesTokens(
   db: Queryable,
   projectId: string,
-  rows: Array<ReturnType<typeof summaryRecord> & { environment_id: string; entity_type: string; entity_id_encrypted: string }>,
-): Promise<number> {
-  if (rows.length === 0) return 0;
-  const result = await db.query(
-    `INSERT INTO journeys (project_id, id, environment_id, entity_type, entity_id_encrypted, status, event_count,
-        started_at, last_event_at, completed_at, services, label, label_event_ts, label_event_received_at, label_event_id,
-        last_step, last_step_event_ts, last_step_received_at, last_step_event_id,
-        failed_step, failed_event_ts, failed_event_received_at, failed_event_id, findings_pending, findings_pending_at)
-     SELECT $1, r.id, r.environment_id, r.entity_type, r.entity_id_encrypted, r.status, r.event_count,
-        ${ms('r.started_ms')}, ${ms('r.last_ms')}, ${ms('r.completed_ms')}, r.services, r.label, ${ms('r.label_ts')}, ${micros('r.label_us')}, r.label_event_id,
-        r.last_step, ${ms('r.last_step_ts')}, ${micros('r.last_step_us')}, r.last_step_event_id,
-        r.failed_step, ${ms('r.failed_ts')}, ${micros('r.failed_us')}, r.failed_event_id,
-        nextval('journey_findings_pending_seq'), now()
-       FROM jsonb_to_recordset($2::jsonb) AS r(${SUMMARY_RECORD_COLUMNS}, environment_id uuid, entity_type text, entity_id_encrypted text)
-     ON CONFLICT (project_id, id) DO NOTHING`,
-    [projectId, JSON.stringify(rows)],
-  );
-  return result.rowCount ?? 0;
+  rows: { journeys: NewJourneyRow[]; aliases: NewAliasRow[]; newJourneyTokens: TokenRow[]; storedJourneyTokens: TokenRow[] },
+): Promise<{ journeysInserted: number; aliasIds: Map<number, number> }> {
+  const columns = (tokens: TokenRow[]) => [tokens.map((t) => t.token), tokens.map((t) => t.journey_id), tokens.map((t) => t.kind), tokens.map((t) => t.key_id)];
+  const result = await db.query<{ journeys: number; aliases: Array<[number, number]> }>({
+    name: 'ingest-journeys-aliases-tokens',
+    text: `WITH new_journeys AS (
+       INSERT INTO journeys (project_id, id, environment_id, entity_type, entity_id_encrypted, status, event_count,
+          started_at, last_event_at, completed_at, services, label, label_event_ts, label_event_received_at, label_event_id,
+          last_step, last_step_event_ts, last_step_received_at, last_step_event_id,
+          failed_step, failed_event_ts, failed_event_received_at, failed_event_id, findings_pending, findings_pending_at)
+       SELECT $1, r.id, r.environment_id, r.entity_type, r.entity_id_encrypted, r.status, r.event_count,
+          ${ms('r.started_ms')}, ${ms('r.last_ms')}, ${ms('r.completed_ms')}, r.services, r.label, ${ms('r.label_ts')}, ${micros('r.label_us')}, r.label_event_id,
+          r.last_step, ${ms('r.last_step_ts')}, ${micros('r.last_step_us')}, r.last_step_event_id,
+          r.failed_step, ${ms('r.failed_ts')}, ${micros('r.failed_us')}, r.failed_event_id,
+          nextval('journey_findings_pending_seq'), now()
+         FROM jsonb_to_recordset($2::jsonb) AS r(${SUMMARY_RECORD_COLUMNS}, environment_id uuid, entity_type text, entity_id_encrypted text)
+       ON CONFLICT (project_id, id) DO NOTHING
+       RETURNING 1
+     ), alias_input AS (
+       SELECT r.* FROM jsonb_to_recordset($3::jsonb) AS r(ref int, journey_id text, alias_type text,
+         value_encrypted text, token text, token_key_id text, displayable boolean, display_value text)
+     ), new_aliases AS (
+       INSERT INTO journey_aliases (project_id, journey_id, alias_type, value_encrypted, token, token_key_id, displayable, display_value)
+       SELECT $1, journey_id, alias_type, value_encrypted, token, token_key_id, displayable, display_value FROM alias_input ORDER BY ref
+       RETURNING id, journey_id, alias_type, token
+     ), new_journey_tokens AS (
+       INSERT INTO search_tokens (project_id, token, journey_id, kind, key_id)
+       SELECT $1, * FROM unnest($4::text[], $5::text[], $6::text[], $7::text[])
+     ), stored_journey_tokens AS (
+       INSERT INTO search_tokens (project_id, token, journey_id, kind, key_id)
+       SELECT $1, * FROM unnest($8::text[], $9::text[], $10::text[], $11::text[])
+       ON CONFLICT DO NOTHING
+     )
+     SELECT (SELECT count(*) FROM new_journeys)::int AS journeys,
+            (SELECT COALESCE(json_agg(json_build_array(alias_input.ref, new_aliases.id)), '[]') FROM new_aliases
+               JOIN alias_input ON alias_input.journey_id = new_aliases.journey_id AND alias_input.alias_type = new_aliases.alias_type
+                AND alias_input.token = new_aliases.token) AS aliases`,
+    values: [projectId, JSON.stringify(rows.journeys), JSON.stringify(rows.aliases), ...columns(rows.newJourneyTokens), ...columns(rows.storedJourneyTokens)],
+  });
+  const row = result.rows[0]!;
+  return { journeysInserted: row.journeys, aliasIds: new Map(row.aliases.map(([ref, id]) => [ref, Number(id)])) };
 }
 
 export async function updateJourneys(db: Queryable, projectId: string, rows: Array<ReturnType<typeof summaryRecord>>): Promise<void> {
@@ -204,25 +241,6 @@ export interface NewAliasRow {
   token_key_id: string;
   displayable: boolean;
   display_value: string | null;
-}
-
-/** Inserts new aliases in batch order (refs increase with it, so ids keep first-stored order); returns ref → id. */
-export async function insertAliases(db: Queryable, projectId: string, rows: NewAliasRow[]): Promise<Map<number, number>> {
-  if (rows.length === 0) return new Map();
-  const result = await db.query<{ id: number; ref: number }>(
-    `WITH input AS (
-       SELECT r.* FROM jsonb_to_recordset($2::jsonb) AS r(ref int, journey_id text, alias_type text,
-         value_encrypted text, token text, token_key_id text, displayable boolean, display_value text)
-     ), inserted AS (
-       INSERT INTO journey_aliases (project_id, journey_id, alias_type, value_encrypted, token, token_key_id, displayable, display_value)
-       SELECT $1, journey_id, alias_type, value_encrypted, token, token_key_id, displayable, display_value FROM input ORDER BY ref
-       RETURNING id, journey_id, alias_type, token
-     )
-     SELECT inserted.id, input.ref FROM inserted
-       JOIN input ON input.journey_id = inserted.journey_id AND input.alias_type = inserted.alias_type AND input.token = inserted.token`,
-    [projectId, JSON.stringify(rows)],
-  );
-  return new Map(result.rows.map((row) => [row.ref, row.id]));
 }
 
 /** The every-statement rule: one statement without the listing clears the flag for good. */
@@ -289,15 +307,4 @@ export interface TokenRow {
   journey_id: string;
   kind: SearchTokenKind;
   key_id: string;
-}
-
-export async function insertSearchTokens(db: Queryable, projectId: string, rows: TokenRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.query(
-    `INSERT INTO search_tokens (project_id, token, journey_id, kind, key_id)
-     SELECT DISTINCT $1::uuid, r.token, r.journey_id, r.kind, r.key_id
-       FROM jsonb_to_recordset($2::jsonb) AS r(token text, journey_id text, kind text, key_id text)
-     ON CONFLICT DO NOTHING`,
-    [projectId, JSON.stringify(rows)],
-  );
 }

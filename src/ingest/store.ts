@@ -10,10 +10,8 @@ import {
   clearAliasDisplay,
   findAliases,
   findEvents,
-  insertAliases,
   insertEvents,
-  insertJourneys,
-  insertSearchTokens,
+  insertJourneysAliasesTokens,
   lockJourneys,
   summaryRecord,
   updateJourneys,
@@ -357,32 +355,40 @@ function eventRow(prepared: PreparedEvent, environmentId: string, receivedAtUs: 
   };
 }
 
-/** Journeys first (events refer to them), then aliases (events list their ids), then the rest. */
+/** Journeys, aliases and tokens first (events refer to journeys and list alias ids), then events. */
 async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreScope, writes: BatchPlan): Promise<void> {
   // New journeys go in in id order, as existing ones are locked: two batches creating the same
   // journeys in different orders would otherwise deadlock (concurrency.int.test.ts).
   const created = [...writes.journeys].filter(([, j]) => j.isNew).sort(([a], [b]) => compareCodePoints(a, b));
-  const inserted = await insertJourneys(
-    db,
-    scope.projectId,
-    created.map(([id, j]) => ({
+  const newJourneyTokens: TokenRow[] = [];
+  const storedJourneyTokens: TokenRow[] = [];
+  const seen = new Set<string>(); // a value stated twice is indexed once (the first, as before)
+  for (const token of writes.tokens) {
+    const key = JSON.stringify([token.token, token.journey_id, token.kind]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    (writes.journeys.get(token.journey_id)?.isNew ? newJourneyTokens : storedJourneyTokens).push(token);
+  }
+  const { journeysInserted, aliasIds } = await insertJourneysAliasesTokens(db, scope.projectId, {
+    journeys: created.map(([id, j]) => ({
       ...summaryRecord(id, j.state),
       environment_id: j.environmentId,
       entity_type: j.entityType,
       entity_id_encrypted: encryptField(keyring, j.entityId),
     })),
-  );
-  if (inserted !== created.length) throw new ConcurrentWriteError('a journey was created concurrently');
+    aliases: writes.newAliases,
+    newJourneyTokens,
+    storedJourneyTokens,
+  });
+  if (journeysInserted !== created.length) throw new ConcurrentWriteError('a journey was created concurrently');
   await updateJourneys(
     db,
     scope.projectId,
     [...writes.journeys].filter(([, j]) => !j.isNew && j.changed).map(([id, j]) => summaryRecord(id, j.state)),
   );
-  const aliasIds = await insertAliases(db, scope.projectId, writes.newAliases);
   await clearAliasDisplay(db, scope.projectId, [...writes.clearedAliasIds]);
   for (const { row, slots } of writes.eventRows) {
     row.stated_alias_ids = slots.map((slot) => slot.id ?? aliasIds.get(slot.ref)!);
   }
   await insertEvents(db, scope.projectId, writes.eventRows.map((e) => e.row));
-  await insertSearchTokens(db, scope.projectId, writes.tokens);
 }

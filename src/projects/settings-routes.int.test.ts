@@ -83,6 +83,8 @@ describe('POST /v1/projects and PATCH /v1/projects/:projectId', () => {
     expect(rows.map((r) => [r.action, r.before, r.after, r.actor.kind])).toEqual([
       ['project.renamed', { name: 'Other things' }, { name: 'Others' }, 'admin-token'],
       ['project.renamed', { name: 'Project other' }, { name: 'Other things' }, 'user'],
+      // key:create made the environment of the project's first key.
+      ['environment.created', null, { captureMode: 'redacted-payload', retentionDays: 30, redactionPaths: [], captureAllowlist: [] }, 'cli'],
     ]);
     expectCode(await call('owner', 'PATCH', '/v1/projects/nowhere', { name: 'x' }), 404, 'project_not_found');
   });
@@ -92,7 +94,9 @@ describe('GET and PATCH /v1/projects/:projectId/environments/:name', () => {
   it('shows a project admin the settings, whether full payloads are allowed, and history', async () => {
     const response = await call('admin', 'GET', env());
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json().data).toMatchObject({ name: 'production', captureMode: 'redacted-payload', fullPayloadAllowed: false, history: [], recentEvents: [] });
+    expect(response.json().data).toMatchObject({ name: 'production', captureMode: 'redacted-payload', fullPayloadAllowed: false, recentEvents: [] });
+    // Its one history row: key:create made it.
+    expect(response.json().data.history).toMatchObject([{ action: 'environment.created', subject: 'production', before: null, actor: { kind: 'cli' } }]);
     const list = await call('admin', 'GET', `/v1/projects/${acme.projectId}/environments`);
     expect(list.json().data.items.map((e: { name: string }) => e.name)).toEqual(['production']);
     expectCode(await call('admin', 'GET', env(acme, 'staging')), 404, 'environment_not_found');
@@ -125,7 +129,7 @@ describe('GET and PATCH /v1/projects/:projectId/environments/:name', () => {
     expect(Object.keys(data.history[0].after).sort()).toEqual(['captureAllowlist', 'captureMode', 'retentionDays']);
     // The same values again change nothing and record nothing.
     const again = await call('admin', 'PATCH', env(), { retentionDays: 7 });
-    expect(again.json().data.history).toHaveLength(1);
+    expect(again.json().data.history.map((row: { action: string }) => row.action)).toEqual(['environment.updated', 'environment.created']);
     expect(await auditCount(acme.projectId)).toBe(audits);
   });
 

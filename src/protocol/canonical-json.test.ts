@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalEventJson, canonicalJson } from './canonical-json.ts';
 import { validateEnvelope } from './envelope.ts';
@@ -34,6 +35,47 @@ describe('canonicalJson (section 7)', () => {
   it('keeps an own __proto__ key and sorts it like any key', () => {
     const value = JSON.parse('{"b":1,"__proto__":{"x":1},"A":2}') as unknown;
     expect(canonicalJson(value)).toBe('{"A":2,"__proto__":{"x":1},"b":1}');
+  });
+
+  it('writes what the earlier part-list writer wrote, for any JSON value', () => {
+    // The writer before string concatenation, kept as the oracle: a hash must never change.
+    const earlier = (value: unknown): string => {
+      const parts: string[] = [];
+      const put = (v: unknown): void => {
+        if (typeof v === 'string' || typeof v === 'number') parts.push(JSON.stringify(v));
+        else if (typeof v === 'boolean') parts.push(v ? 'true' : 'false');
+        else if (v === null) parts.push('null');
+        else if (Array.isArray(v)) {
+          parts.push('[');
+          v.forEach((item, i) => {
+            if (i > 0) parts.push(',');
+            if (item === undefined) parts.push('null');
+            else put(item);
+          });
+          parts.push(']');
+        } else {
+          const obj = v as Record<string, unknown>;
+          parts.push('{');
+          let first = true;
+          for (const key of Object.keys(obj).sort()) {
+            if (obj[key] === undefined) continue;
+            if (!first) parts.push(',');
+            first = false;
+            parts.push(JSON.stringify(key), ':');
+            put(obj[key]);
+          }
+          parts.push('}');
+        }
+      };
+      put(value);
+      return parts.join('');
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(earlier(value));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('round-trips to an equal value', () => {

@@ -12,9 +12,7 @@ import type { ValidEvent } from './envelope.ts';
  * a validated event holds none.
  */
 export function canonicalJson(value: unknown): string {
-  const parts: string[] = [];
-  write(value, parts);
-  return parts.join('');
+  return write(value);
 }
 
 /**
@@ -26,53 +24,48 @@ export function canonicalEventJson(event: ValidEvent): string {
   return canonicalJson(protocolFields);
 }
 
-function write(value: unknown, parts: string[]): void {
+// Built by string concatenation, which V8 joins once at the end: about a fifth faster than
+// collecting parts in an array on event-sized values (docs/benchmarks.md, Ingestion).
+function write(value: unknown): string {
   switch (typeof value) {
     case 'string':
-      parts.push(JSON.stringify(value));
-      return;
+      return JSON.stringify(value);
     case 'boolean':
-      parts.push(value ? 'true' : 'false');
-      return;
+      return value ? 'true' : 'false';
     case 'number':
       // Number-to-string is the shortest round-trip form; JSON.stringify writes -0 as 0.
       if (!Number.isFinite(value)) throw new TypeError(`Cannot canonicalize the number ${value}`);
-      parts.push(JSON.stringify(value));
-      return;
+      return JSON.stringify(value);
     case 'object':
-      if (value === null) parts.push('null');
-      else if (Array.isArray(value)) writeArray(value, parts);
-      else writeObject(value as Record<string, unknown>, parts);
-      return;
+      if (value === null) return 'null';
+      return Array.isArray(value) ? writeArray(value) : writeObject(value as Record<string, unknown>);
     default:
       throw new TypeError(`Cannot canonicalize a value of type ${typeof value}`);
   }
 }
 
-function writeArray(items: readonly unknown[], parts: string[]): void {
-  parts.push('[');
+function writeArray(items: readonly unknown[]): string {
+  let out = '[';
   for (let i = 0; i < items.length; i++) {
-    if (i > 0) parts.push(',');
+    if (i > 0) out += ',';
     const item = items[i];
     // As JSON.stringify: an undefined element is written as null.
-    if (item === undefined) parts.push('null');
-    else write(item, parts);
+    out += item === undefined ? 'null' : write(item);
   }
-  parts.push(']');
+  return `${out}]`;
 }
 
-function writeObject(obj: Record<string, unknown>, parts: string[]): void {
+function writeObject(obj: Record<string, unknown>): string {
   // The default sort compares UTF-16 code units, which is what section 7 asks for.
   const keys = Object.keys(obj).sort();
-  parts.push('{');
+  let out = '{';
   let first = true;
   for (const key of keys) {
     const member = obj[key];
     if (member === undefined) continue;
-    if (!first) parts.push(',');
+    if (!first) out += ',';
     first = false;
-    parts.push(JSON.stringify(key), ':');
-    write(member, parts);
+    out += `${JSON.stringify(key)}:${write(member)}`;
   }
-  parts.push('}');
+  return `${out}}`;
 }

@@ -28,7 +28,7 @@ export function checkStructuralLimits(
   envelope: unknown,
   maxEventPayloadBytes: number,
 ): StructuralRefusal | null {
-  const violation = visit(envelope, '', 0);
+  const violation = visit(envelope, [], 0);
   if (violation !== null) return violation;
   const bytes = serializedEnvelopeBytes(envelope);
   if (bytes > maxEventPayloadBytes) {
@@ -50,7 +50,8 @@ export function serializedEnvelopeBytes(envelope: unknown): number {
   return json === undefined ? 0 : utf8ByteLength(json);
 }
 
-function visit(value: unknown, path: string, depth: number): StructuralRefusal | null {
+/** `path` holds the segments down to `value`; a refusal's path is joined only when one is found. */
+function visit(value: unknown, path: Array<string | number>, depth: number): StructuralRefusal | null {
   if (depth > MAX_DEPTH) {
     return refusal(
       'max_depth_exceeded',
@@ -77,7 +78,9 @@ function visit(value: unknown, path: string, depth: number): StructuralRefusal |
       );
     }
     for (let i = 0; i < value.length; i++) {
-      const found = visit(value[i], joinPath(path, String(i)), depth + 1);
+      path.push(i);
+      const found = visit(value[i], path, depth + 1);
+      path.pop();
       if (found !== null) return found;
     }
     return null;
@@ -94,18 +97,17 @@ function visit(value: unknown, path: string, depth: number): StructuralRefusal |
     }
     const record = value as Record<string, unknown>;
     for (const key of keys) {
-      const found = visit(record[key], joinPath(path, key), depth + 1);
+      path.push(key);
+      const found = visit(record[key], path, depth + 1);
+      path.pop();
       if (found !== null) return found;
     }
   }
   return null;
 }
 
-function refusal(code: StructuralRefusalCode, path: string, message: string): StructuralRefusal {
-  return { code, message, details: [{ path, message }] };
-}
-
 // Paths use the detail form of 2.6: segments joined by `.`, indices as numbers, root "".
-function joinPath(parent: string, segment: string): string {
-  return parent === '' ? segment : `${parent}.${segment}`;
+function refusal(code: StructuralRefusalCode, path: Array<string | number>, message: string): StructuralRefusal {
+  const joined = path.join('.');
+  return { code, message, details: [{ path: joined, message }] };
 }

@@ -91,7 +91,10 @@ export async function selectEvent(db: Queryable, scope: DetailScope, eventId: st
     `SELECT id, journey_id, parent_event_id, trace_id, span_id, message_id, correlation_id, operation, name, service,
             event_timestamp, received_at, duration_ms, has_input, has_output, has_error, input_payload, output_payload,
             payload_diff, error, runtime_metadata, deployment_metadata, custom_metadata, stated_alias_ids
-       FROM events WHERE project_id = $1 AND id = $2 AND ($3::uuid IS NULL OR environment_id = $3)`,
+       FROM events
+      -- event_ids names the event's day (migration 0017): one partition is probed, not all.
+      WHERE project_id = $1 AND id = $2 AND ($3::uuid IS NULL OR environment_id = $3)
+        AND received_at = (SELECT i.received_at FROM event_ids i WHERE i.project_id = $1 AND i.id = $2)`,
     [scope.projectId, eventId, scope.environmentId],
   );
   return result.rows[0] ?? null;

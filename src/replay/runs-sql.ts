@@ -12,7 +12,9 @@ export interface ReplayableEvent {
 
 export async function findReplayableEvent(db: Queryable, projectId: string, eventId: string): Promise<ReplayableEvent | null> {
   const result = await db.query<{ input_text: string | null; output_payload: unknown }>(
-    'SELECT input_payload::text AS input_text, output_payload FROM events WHERE project_id = $1 AND id = $2',
+    // event_ids names the event's day (migration 0017): one partition is probed, not all.
+    `SELECT input_payload::text AS input_text, output_payload FROM events WHERE project_id = $1 AND id = $2
+        AND received_at = (SELECT i.received_at FROM event_ids i WHERE i.project_id = $1 AND i.id = $2)`,
     [projectId, eventId],
   );
   const row = result.rows[0];

@@ -109,7 +109,9 @@ async function handOver(serverUrl: string): Promise<void> {
       BEGIN
         FOR r IN SELECT c.oid::regclass AS name, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                   WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'S', 'v', 'm') AND pg_get_userbyid(c.relowner) <> '${EMBEDDED_APP_ROLE}'
-                    AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('e', 'a', 'i'))
+                    -- Partitioned tables and partitions carry automatic dependencies yet owners of their
+                    -- own: the app role creates and drops day partitions of events (migration 0017).
+                    AND (c.relkind = 'p' OR c.relispartition OR NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('e', 'a', 'i')))
         LOOP
           EXECUTE format('ALTER %s %s OWNER TO ${EMBEDDED_APP_ROLE}',
             CASE r.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END, r.name);

@@ -2,6 +2,7 @@
 // (docs/roles.md). Each change commits with its audit row.
 import { createHash, randomBytes } from 'node:crypto';
 import { writeAccountAudit, writeAudit, type AuditActor } from '../audit/audit-log.ts';
+import { recordSettingsChange } from '../audit/settings-history.ts';
 import { endAllUserSessions } from '../auth/user-sessions.ts';
 import type { Role } from '../auth/credentials.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
@@ -10,6 +11,7 @@ import { hashPassword, passwordProblem } from './passwords.ts';
 import {
   consumePasswordLink,
   deleteMember,
+  findMemberRole,
   findUserById,
   insertPasswordLink,
   insertUser,
@@ -47,7 +49,7 @@ export interface PasswordLink {
   expiresAt: Date;
 }
 
-async function makeLink(client: Parameters<typeof insertPasswordLink>[0], userId: string, purpose: 'invitation' | 'reset', nowMs: number): Promise<PasswordLink> {
+export async function makeLink(client: Parameters<typeof insertPasswordLink>[0], userId: string, purpose: 'invitation' | 'reset', nowMs: number): Promise<PasswordLink> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(nowMs + PASSWORD_LINK_LIFETIME_MS);
   await insertPasswordLink(client, { tokenHash: linkHash(token), userId, purpose, createdAt: new Date(nowMs), expiresAt });
@@ -141,8 +143,13 @@ export async function grantRole(pool: Pool, projectId: string, userId: string, r
   await withTransaction(pool, async (client) => {
     const user = await findUserById(client, userId);
     if (user === null) throw errors.notFound('The user was not found.');
+    const before = await findMemberRole(client, projectId, userId, true);
     await upsertMember(client, projectId, userId, role);
     await writeAudit(client, projectId, 'member.granted', { userId, email: user.email, role }, actor);
+    // A new role for a member is a settings change: the history keeps what it was.
+    if (before !== null && before !== role) {
+      await recordSettingsChange(client, projectId, { action: 'member.role_changed', subject: user.email, before: { role: before }, after: { role } }, actor);
+    }
   });
 }
 

@@ -173,3 +173,41 @@ export async function listMembers(db: Queryable, projectId: string): Promise<{ u
   );
   return result.rows.map((r) => ({ user: userOf(r), role: r.role }));
 }
+
+/** With `lock`, the row stays locked to the transaction, so concurrent role changes record their true "before". */
+export async function findMemberRole(db: Queryable, projectId: string, userId: string, lock = false): Promise<Role | null> {
+  const result = await db.query<{ role: Role }>(`SELECT role FROM project_members WHERE project_id = $1 AND user_id = $2${lock ? ' FOR UPDATE' : ''}`, [projectId, userId]);
+  return result.rows[0]?.role ?? null;
+}
+
+/** How many projects other than this one the person holds a role in. */
+export async function otherProjectCount(db: Queryable, projectId: string, userId: string): Promise<number> {
+  const result = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM project_members WHERE user_id = $1 AND project_id <> $2', [userId, projectId]);
+  return result.rows[0]!.count;
+}
+
+export interface PendingMember {
+  user: UserRow;
+  role: Role;
+  /** The newest unused link's expiry (it may have passed); null when no unused link is left. */
+  linkExpiresAt: Date | null;
+}
+
+/**
+ * Members who have not joined yet: active, no password and never signed in (single sign-on
+ * people sign in without a password, so the sign-in counts too).
+ */
+export async function listPendingMembers(db: Queryable, projectId: string, userId?: string): Promise<PendingMember[]> {
+  const result = await db.query<RawUser & { role: Role; link_expires_at: Date | null }>(
+    `SELECT u.id, u.email, u.display_name, u.state, u.owner, false AS has_password, u.created_at, u.last_sign_in_at,
+            m.role, l.expires_at AS link_expires_at
+       FROM project_members m JOIN users u ON u.id = m.user_id
+       LEFT JOIN LATERAL (SELECT expires_at FROM password_links
+                           WHERE user_id = u.id AND used_at IS NULL ORDER BY created_at DESC LIMIT 1) l ON true
+      WHERE m.project_id = $1 AND u.password_hash IS NULL AND u.last_sign_in_at IS NULL AND u.state = 'active'
+        AND ($2::uuid IS NULL OR u.id = $2)
+      ORDER BY lower(u.email)`,
+    [projectId, userId ?? null],
+  );
+  return result.rows.map((r) => ({ user: userOf(r), role: r.role, linkExpiresAt: r.link_expires_at }));
+}

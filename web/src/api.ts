@@ -7,7 +7,10 @@ import type { destinationBodySchema } from '../../src/replay/destination-input.t
 import type { replayBodySchema } from '../../src/replay/replay-input.ts';
 import type { passwordSignInBodySchema, setPasswordBodySchema, signInBodySchema } from '../../src/web/session-input.ts';
 import type { sessionSchema } from '../../src/http/answer-schemas/service.ts';
-import type { createdUserSchema, memberSchema } from '../../src/http/answer-schemas/teams.ts';
+import type { createdUserSchema, invitedMemberSchema, memberSchema, passwordLinkSchema, pendingMemberSchema } from '../../src/http/answer-schemas/teams.ts';
+import type { apiKeySchema, createdApiKeySchema } from '../../src/http/answer-schemas/api-keys.ts';
+import type { apiKeyBodySchema } from '../../src/auth/api-key-input.ts';
+import type { invitationBodySchema } from '../../src/teams/invitation-routes.ts';
 import type { alertDeliverySchema, alertRuleSchema, expectationSchema, expectationSuggestionSchema, findingsSummarySchema, newAlertRuleSchema } from '../../src/http/answer-schemas/findings.ts';
 import type { alertRuleInputSchema } from '../../src/alerts/rule-input.ts';
 import type { expectationInputSchema } from '../../src/findings/expectation-input.ts';
@@ -153,3 +156,12 @@ export type EnvironmentChangeRequest = import('../../src/projects/settings-input
 export type CapturePreviewRequest = import('../../src/projects/settings-input.ts').CapturePreviewRequest;
 export type NewProjectRequest = import('../../src/projects/settings-input.ts').NewProjectRequest;
 export type NewEnvironmentRequest = import('../../src/projects/settings-input.ts').NewEnvironmentRequest;
+
+// Settings: API keys and members (docs/web-interface.md).
+export type ApiKey = z.output<typeof apiKeySchema>;
+export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
+export type NewApiKeyRequest = z.input<typeof apiKeyBodySchema>;
+export type PendingMember = z.output<typeof pendingMemberSchema>;
+export type InvitedMember = z.output<typeof invitedMemberSchema>;
+export type InvitationRequest = z.input<typeof invitationBodySchema>;
+export type PasswordLinkAnswer = z.output<typeof passwordLinkSchema>;

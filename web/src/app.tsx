@@ -5,7 +5,6 @@ import { useCallback, useEffect, useState } from 'react';
 import { request, setUnauthorizedHandler, type Project, type SessionInfo } from './api.ts';
 import { SessionContext, useCan } from './roles.tsx';
 import { SetPasswordPage } from './pages/set-password.tsx';
-import { MembersPage } from './pages/members.tsx';
 import { ErrorMessage, Loading } from './components/common.tsx';
 import { UserText } from './components/user-text.tsx';
 import { Link, navigate, useLocation } from './router.tsx';
@@ -133,7 +132,7 @@ function SignedIn() {
               <Link to={`/projects/${project.id}/alerts`} aria-current={match?.[2] === '/alerts' ? 'page' : undefined}>
                 Alerts
               </Link>
-              <MembersLink projectId={project.id} current={match?.[2] === '/members'} />
+              <MembersLink projectId={project.id} />
             </nav>
             <HeaderSearch projectId={project.id} initial={match?.[2] === '/search' ? (loc.params.get('q') ?? '') : ''} />
           </>
@@ -151,18 +150,19 @@ function SignedIn() {
   );
 }
 
-/** Members: for the project's admins only. */
-function MembersLink({ projectId, current }: { projectId: string; current: boolean }) {
+/** Members, a page of Settings: for the project's admins only. */
+function MembersLink({ projectId }: { projectId: string }) {
   if (!useCan(projectId, 'admin')) return null;
   return (
-    <Link to={`/projects/${projectId}/members`} aria-current={current ? 'page' : undefined}>
+    <Link to={`/settings/projects/${projectId}/members`}>
       Members
     </Link>
   );
 }
 
 function ProjectRoute({ project, rest, params }: { project: Project; rest: string; params: URLSearchParams }) {
-  if (rest === '/members') return <MembersPage project={project} />;
+  // Members moved into Settings; the old address keeps working.
+  if (rest === '/members') return <Redirect to={`/settings/projects/${project.id}/members`} />;
   if (rest === '/compare') return <ComparePage project={project} params={params} />;
   if (rest === '/expectations') return <ExpectationsPage project={project} />;
   if (rest === '/alerts') return <AlertRulesPage project={project} />;
@@ -171,4 +171,9 @@ function ProjectRoute({ project, rest, params }: { project: Project; rest: strin
   if (journey) return <JourneyPage project={project} journeyId={decodeURIComponent(journey[1]!)} params={params} />;
   if (rest === '/journeys' || rest === '/') return <JourneysPage project={project} params={params} />;
   return <NotFound title="Page not found" reason="There is no page at this address in this project." projectId={project.id} />;
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return <Loading what="the page" />;
 }

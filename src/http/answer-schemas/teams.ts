@@ -51,3 +51,16 @@ export const userSessionSchema = z.strictObject({
   userAgent: z.string(),
   current: z.boolean(),
 });
+
+export const pendingMemberSchema = userSchema
+  .extend({
+    role: roleSchema,
+    linkExpiresAt: timestampSchema.nullable().describe("The newest unused link's expiry, passed or not; null when none is left."),
+    linkExpired: z.boolean(),
+  })
+  .meta({ id: 'PendingMember', description: 'A member who has not set a password or signed in yet.' });
+
+export const invitedMemberSchema = z.strictObject({
+  member: memberSchema,
+  link: passwordLinkSchema.nullable().describe('Null when the e-mail already had an account: the person signs in as before.'),
+});

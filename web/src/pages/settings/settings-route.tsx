@@ -1,6 +1,7 @@
 // Which settings page an address shows. Each page is its own file in this folder.
 import type { Project } from '../../api.ts';
-import { MembersPage } from '../members.tsx';
+import { SettingsMembersPage } from './members.tsx';
+import { ApiKeysPage } from './api-keys.tsx';
 import { EnvironmentsPage } from './environments-page.tsx';
 import { InstancePage } from './instance-page.tsx';
 import { ProjectsSettingsPage } from './projects-page.tsx';
@@ -20,6 +21,7 @@ function SettingsPage({ place, projects, reloadProjects }: { place: SettingsPlac
   if (place.kind === 'projects') return <ProjectsSettingsPage projects={projects} reloadProjects={reloadProjects} />;
   if (place.kind === 'project' && place.section === 'environments') return <EnvironmentsPage project={place.project} rest={place.rest} reloadProjects={reloadProjects} />;
   if (place.kind === 'instance') return <InstancePage />;
-  if (place.kind === 'project' && place.section === 'members') return <MembersPage project={place.project} />;
+  if (place.kind === 'project' && place.section === 'members') return <SettingsMembersPage project={place.project} />;
+  if (place.kind === 'project' && place.section === 'api-keys') return <ApiKeysPage project={place.project} />;
   return <SettingsNotFound unknownProject={false} />;
 }

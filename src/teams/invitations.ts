@@ -1,0 +1,75 @@
+// Inviting people into a project, from Settings (docs/roles.md). A project admin may invite into
+// their own project with any project role (at most admin) and never makes an owner; whoever
+// invites gets the one-time link to send (jtrace sends no mail).
+import { writeAccountAudit, writeAudit, type AuditActor } from '../audit/audit-log.ts';
+import type { Role } from '../auth/credentials.ts';
+import { withTransaction, type Pool } from '../db/pool.ts';
+import { AppError, errors } from '../http/errors.ts';
+import { MAX_DISPLAY_NAME_LENGTH, checkEmail, makeLink, type PasswordLink } from './accounts.ts';
+import { findMemberRole, findUserByEmail, insertUser, listPendingMembers, otherProjectCount, upsertMember, type UserRow } from './users-sql.ts';
+
+export interface InvitedMember {
+  user: UserRow;
+  role: Role;
+  /** The invitation to send; null when the e-mail already had an account (they sign in as they do). */
+  link: PasswordLink | null;
+}
+
+/**
+ * Gives the person with this e-mail a role in the project: a new account with an invitation
+ * link, or an existing account added as it is. Someone already in the project is 409
+ * already_member (their role is changed on the member's row, which keeps its history).
+ */
+export async function inviteMember(
+  pool: Pool,
+  projectId: string,
+  input: { email: string; name?: string; role: Role },
+  actor: AuditActor,
+  nowMs: number,
+): Promise<InvitedMember> {
+  const email = checkEmail(input.email);
+  const displayName = (input.name ?? '').trim();
+  if ([...displayName].length > MAX_DISPLAY_NAME_LENGTH || displayName.includes('\u0000')) {
+    throw errors.invalidRequest('name', `The name must have at most ${MAX_DISPLAY_NAME_LENGTH} characters.`);
+  }
+  return withTransaction(pool, async (client) => {
+    let user = await findUserByEmail(client, email);
+    let link: PasswordLink | null = null;
+    if (user === null) {
+      user = await insertUser(client, { email, displayName, owner: false });
+      // Another request made the account between the read and the insert.
+      if (user === null) throw new AppError('email_taken', 'A user with this e-mail address was created meanwhile; try again.');
+      await writeAccountAudit(client, 'user.created', user.id, { userId: user.id, email: user.email, owner: false }, actor);
+      link = await makeLink(client, user.id, 'invitation', nowMs);
+    } else if ((await findMemberRole(client, projectId, user.id)) !== null) {
+      throw new AppError('already_member', 'This person already holds a role in the project; change it on their row.');
+    }
+    await upsertMember(client, projectId, user.id, input.role);
+    await writeAudit(client, projectId, 'member.granted', { userId: user.id, email: user.email, role: input.role }, actor);
+    return { user, role: input.role, link };
+  });
+}
+
+/**
+ * A new invitation link for a member who has not joined yet; older links stop working. Only
+ * owners and the admin token may do it for someone who also holds a role in another project:
+ * the link signs in as the whole account, and a project admin speaks for their project only.
+ */
+export async function reissueInvitation(
+  pool: Pool,
+  projectId: string,
+  userId: string,
+  actor: AuditActor,
+  options: { instanceWide: boolean },
+  nowMs: number,
+): Promise<PasswordLink> {
+  return withTransaction(pool, async (client) => {
+    const [pending] = await listPendingMembers(client, projectId, userId);
+    if (pending === undefined) throw errors.notFound('No pending invitation for this person in the project.');
+    if (!options.instanceWide && (pending.user.owner || (await otherProjectCount(client, projectId, userId)) > 0)) {
+      throw new AppError('forbidden', 'This person holds roles in other projects: an owner re-issues their link.');
+    }
+    await writeAccountAudit(client, 'invitation.reissued', userId, { userId, email: pending.user.email }, actor);
+    return makeLink(client, userId, 'invitation', nowMs);
+  });
+}
