@@ -188,7 +188,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     warmup: createStatisticsWarmup(deps.pool, deps.logger),
     keyFreshness: createKeyFreshness(deps.pool, deps.keyring),
   };
-  registerIngestRoutes(app, { ...ingestDeps, auth, metrics: deps.metrics });
+  registerIngestRoutes(app, {
+    ...ingestDeps,
+    auth,
+    metrics: deps.metrics,
+    coalesce: { maxWaitMs: deps.config.ingestCoalesceMaxWaitMs, maxEvents: deps.config.ingestCoalesceMaxEvents },
+  });
   if (deps.config.otlpEnabled) {
     registerOtlpRoutes(app, { ...ingestDeps, auth, metrics: deps.metrics, maxRequestBytes: deps.config.otlpMaxRequestBytes });
   }

@@ -74,6 +74,8 @@ describe('loadConfig defaults', () => {
       retentionSweepIntervalMs: 3_600_000,
       auditRetentionDays: 365,
       logLevel: 'info',
+      ingestCoalesceMaxWaitMs: 2,
+      ingestCoalesceMaxEvents: 100,
       findingsAnalyzerEnabled: true,
       alertAllowedHosts: null,
       otlpEnabled: false,
@@ -110,6 +112,8 @@ describe('loadConfig defaults', () => {
       LOG_LEVEL: 'debug',
       OTLP_ENABLED: 'true',
       OTLP_MAX_REQUEST_BYTES: '65536',
+      INGEST_COALESCE_MAX_WAIT_MS: '5',
+      INGEST_COALESCE_MAX_EVENTS: '32',
       FINDINGS_ANALYZER_ENABLED: 'false',
       ALERT_ALLOWED_HOSTS: 'Hooks.Example.com, alerts.example.com',
       PUBLIC_URL: 'https://JTrace.Example.com:443/',
@@ -139,6 +143,8 @@ describe('loadConfig defaults', () => {
       logLevel: 'debug',
       otlpEnabled: true,
       otlpMaxRequestBytes: 65_536,
+      ingestCoalesceMaxWaitMs: 5,
+      ingestCoalesceMaxEvents: 32,
       findingsAnalyzerEnabled: false,
       alertAllowedHosts: ['hooks.example.com', 'alerts.example.com'],
       publicOrigin: 'https://jtrace.example.com',
@@ -175,6 +181,8 @@ describe('loadConfig defaults', () => {
       'OTLP_ENABLED',
       'OTLP_MAX_REQUEST_BYTES',
       'FINDINGS_ANALYZER_ENABLED',
+      'INGEST_COALESCE_MAX_WAIT_MS',
+      'INGEST_COALESCE_MAX_EVENTS',
       'ALERT_ALLOWED_HOSTS',
       'PUBLIC_URL',
       'EMBEDDED_PG_PORT',
@@ -256,6 +264,11 @@ describe('loadConfig integers and ports', () => {
     ['EMBEDDED_PG_PORT', '0'],
     ['EMBEDDED_PG_PORT', '65536'],
     ['EMBEDDED_PG_PORT', 'auto'],
+    ['INGEST_COALESCE_MAX_WAIT_MS', '-1'],
+    ['INGEST_COALESCE_MAX_WAIT_MS', '1001'],
+    ['INGEST_COALESCE_MAX_WAIT_MS', '2.5'],
+    ['INGEST_COALESCE_MAX_EVENTS', '101'],
+    ['INGEST_COALESCE_MAX_EVENTS', 'many'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     configError({ [name]: value }, name);
   });
@@ -265,6 +278,11 @@ describe('loadConfig integers and ports', () => {
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
     expect(loadConfig({ METRICS_PORT: '1' }).metricsPort).toBe(1);
     expect(loadConfig({ METRICS_PORT: '65535' }).metricsPort).toBe(65535);
+  });
+
+  it('accepts 0 (coalescing off) up to the bounds of the single-event coalescing knobs', () => {
+    expect(loadConfig({ INGEST_COALESCE_MAX_WAIT_MS: '0', INGEST_COALESCE_MAX_EVENTS: '0' })).toMatchObject({ ingestCoalesceMaxWaitMs: 0, ingestCoalesceMaxEvents: 0 });
+    expect(loadConfig({ INGEST_COALESCE_MAX_WAIT_MS: '1000', INGEST_COALESCE_MAX_EVENTS: '100' })).toMatchObject({ ingestCoalesceMaxWaitMs: 1000, ingestCoalesceMaxEvents: 100 });
   });
 
   it('accepts OTLP_MAX_REQUEST_BYTES from 1,024 to 64 MiB', () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { MAX_BATCH_EVENTS } from '../protocol/limits.ts';
 import { ENCRYPTION_KEY_RULE, MIN_ADMIN_TOKEN_LENGTH, weakAdminTokenReason, weakEncryptionKeyReason } from './secret-rules.ts';
 
 export { MIN_ADMIN_TOKEN_LENGTH } from './secret-rules.ts';
@@ -26,6 +27,9 @@ export const DEFAULT_DATA_DIR = '.data';
 export const DEFAULT_OTLP_MAX_REQUEST_BYTES = 4_194_304;
 export const MIN_OTLP_MAX_REQUEST_BYTES = 1024;
 export const MAX_OTLP_MAX_REQUEST_BYTES = 67_108_864;
+
+/** Default of INGEST_COALESCE_MAX_WAIT_MS in ms (src/ingest/coalesce.ts). */
+export const DEFAULT_INGEST_COALESCE_MAX_WAIT_MS = 2;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -55,6 +59,10 @@ export interface Config {
   otlpEnabled: boolean;
   /** OTLP_MAX_REQUEST_BYTES: cap on an OTLP body, sent and inflated. */
   otlpMaxRequestBytes: number;
+  /** INGEST_COALESCE_MAX_WAIT_MS: how long a single event waits for others to share its commit; 0 disables. */
+  ingestCoalesceMaxWaitMs: number;
+  /** INGEST_COALESCE_MAX_EVENTS: a shared commit is started once it holds this many events; 0 disables. */
+  ingestCoalesceMaxEvents: number;
   /** FINDINGS_ANALYZER_ENABLED: this process may run the findings analyzer (docs/findings.md). */
   findingsAnalyzerEnabled: boolean;
   /** ALERT_ALLOWED_HOSTS: hosts alert webhooks may be sent to; null = unset. */
@@ -131,6 +139,10 @@ const VARIABLES = {
   JTRACE_DATA_DIR: variable(z.string().default(DEFAULT_DATA_DIR)),
   PUBLIC_URL: variable(text()),
   OTLP_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
+  // A few ms add little to one event's answer and gather every concurrent sender (docs/ingestion.md).
+  INGEST_COALESCE_MAX_WAIT_MS: variable(wholeNumber(0, 1000).default(DEFAULT_INGEST_COALESCE_MAX_WAIT_MS)),
+  // At most a batch: the shared transaction is never larger than one POST /v1/events/batch.
+  INGEST_COALESCE_MAX_EVENTS: variable(wholeNumber(0, MAX_BATCH_EVENTS).default(MAX_BATCH_EVENTS)),
   FINDINGS_ANALYZER_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('true')),
   ALERT_ALLOWED_HOSTS: variable(text()),
   OTLP_MAX_REQUEST_BYTES: variable(
@@ -290,6 +302,8 @@ hostList(vars.REPLAY_ALLOWED_HOSTS),
     dataDir: vars.JTRACE_DATA_DIR,
     otlpEnabled: vars.OTLP_ENABLED === 'true',
     otlpMaxRequestBytes: vars.OTLP_MAX_REQUEST_BYTES,
+    ingestCoalesceMaxWaitMs: vars.INGEST_COALESCE_MAX_WAIT_MS,
+    ingestCoalesceMaxEvents: vars.INGEST_COALESCE_MAX_EVENTS,
     findingsAnalyzerEnabled: vars.FINDINGS_ANALYZER_ENABLED === 'true',
     alertAllowedHosts: hostList(vars.ALERT_ALLOWED_HOSTS),
     sessionIdleMinutes: vars.SESSION_IDLE_MINUTES,

@@ -23,7 +23,7 @@ export interface IngestDeps {
 }
 
 /** A process on a rotated-away key would hash, tokenize and encrypt under the outgoing key. */
-async function refuseSupersededKey(deps: IngestDeps): Promise<void> {
+export async function refuseSupersededKey(deps: IngestDeps): Promise<void> {
   if (deps.keyFreshness !== undefined && (await deps.keyFreshness.superseded())) {
     throw new AppError('key_superseded', 'This server runs on an encryption key that a rotation replaced; send the events to an instance with the new key, or retry later.');
   }
@@ -42,7 +42,7 @@ export type EventResult =
 const MAX_ATTEMPTS = 5;
 const UNIQUE_VIOLATION = '23505';
 
-function storageFailure(error: unknown, route: 'batch' | 'single'): Refusal {
+export function storageFailure(error: unknown, route: 'batch' | 'single'): Refusal {
   if (isStatementTimeout(error)) {
     return { code: 'query_timeout', message: 'The statement timed out; resend this event.' };
   }
@@ -51,7 +51,7 @@ function storageFailure(error: unknown, route: 'batch' | 'single'): Refusal {
     : { code: 'internal_error', message: 'An unexpected error occurred.' };
 }
 
-function prepareContext(deps: IngestDeps, scope: IngestScope): PrepareContext {
+export function prepareContext(deps: IngestDeps, scope: IngestScope): PrepareContext {
   const env = scope.environment;
   return {
     keyring: deps.keyring,
@@ -62,13 +62,13 @@ function prepareContext(deps: IngestDeps, scope: IngestScope): PrepareContext {
   };
 }
 
-function toResult(verdict: StoreVerdict): EventResult {
+export function toResult(verdict: StoreVerdict): EventResult {
   return verdict.status === 'accepted'
     ? { eventId: verdict.eventId, status: 'accepted', duplicate: verdict.duplicate, journeyId: verdict.journeyId }
     : { eventId: verdict.eventId, status: 'rejected', error: verdict.refusal };
 }
 
-async function storeWithRetry(deps: IngestDeps, scope: IngestScope, inputs: StoreInput[]): Promise<StoreVerdict[]> {
+export async function storeWithRetry(deps: IngestDeps, scope: IngestScope, inputs: StoreInput[]): Promise<StoreVerdict[]> {
   const storeScope = { projectId: scope.projectId, environmentId: scope.environment.id };
   for (let attempt = 1; ; attempt++) {
     try {

@@ -10,6 +10,7 @@ import { checkDeclaredQuery, defineRoute } from '../http/route-contract.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { dryRunEvents, ingestEvents, type EventResult, type IngestDeps, type IngestScope } from './ingest-service.ts';
 import { MAX_BATCH_EVENTS, requestBodyLimitBytes } from '../protocol/limits.ts';
+import { coalescingEnabled, createSingleEventCoalescer, ingestCoalesced, type CoalesceSettings } from './coalesce.ts';
 
 /** Media types the body parsers read (src/http/body-parsers.ts); they enforce the body limit themselves. */
 // The envelope for the OpenAPI document (event-protocol 2); the hand-written validator of
@@ -57,8 +58,22 @@ function wireResult(result: EventResult) {
   };
 }
 
-export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { auth: AuthContext; metrics: Metrics }): void {
+export function registerIngestRoutes(
+  app: FastifyInstance,
+  deps: IngestDeps & { auth: AuthContext; metrics: Metrics; coalesce?: CoalesceSettings },
+): void {
   const bodyLimit = requestBodyLimitBytes(deps.maxEventPayloadBytes);
+  const coalescer = coalescingEnabled(deps.coalesce)
+    ? createSingleEventCoalescer(deps, deps.coalesce, {
+        group: (size) => deps.metrics.coalescedGroupEvents.observe(size),
+        fallback: () => deps.metrics.coalesceFallbacks.inc(),
+      })
+    : null;
+  if (coalescer !== null) {
+    // Waiting events are stored at once, and the pool outlives every group handed over.
+    app.addHook('preClose', async () => coalescer.flushAll());
+    app.addHook('onClose', async () => coalescer.drain());
+  }
 
   /** Body size is answered before the media type (event protocol 1.5), so check the header first. */
   const checkDeclaredSize = async (request: FastifyRequest) => {
@@ -148,7 +163,9 @@ export function registerIngestRoutes(app: FastifyInstance, deps: IngestDeps & { 
       errors: [...requestErrors, ...eventErrors],
     },
     handler: async (request, reply, { credential: scope }) => {
-      const [result] = await ingestEvents(deps, scope, [request.body], 'single');
+      const [result] = coalescer !== null
+        ? [await ingestCoalesced(deps, coalescer, scope, request.body)]
+        : await ingestEvents(deps, scope, [request.body], 'single');
       count([result!]);
       if (result!.status === 'rejected') {
         const { code, message, details } = result!.error;

@@ -131,6 +131,18 @@ export function createMetrics(pool?: Pool) {
     help: 'Alert delivery attempts that failed (refused address, error status, timeout), each retry counted.',
     registers: [registry],
   });
+  // Single events stored together (src/ingest/coalesce.ts); a group is at most a batch's size.
+  const coalescedGroupEvents = new Histogram({
+    name: 'service_ingest_coalesced_group_events',
+    help: 'Events per shared transaction of POST /v1/events (1 when a single event was stored alone).',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 100],
+    registers: [registry],
+  });
+  const coalesceFallbacks = new Counter({
+    name: 'service_ingest_coalesce_fallbacks_total',
+    help: 'Shared single-event transactions that failed, so that each of their events was stored on its own.',
+    registers: [registry],
+  });
   collectDefaultMetrics({ register: registry });
   return {
     registry,
@@ -148,6 +160,8 @@ export function createMetrics(pool?: Pool) {
     analyzerBatches,
     alertsSent,
     alertsFailed,
+    coalescedGroupEvents,
+    coalesceFallbacks,
     setFindingsLagReader(reader: () => Promise<number>) {
       findingsLagReader = reader;
     },

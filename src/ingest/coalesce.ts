@@ -1,0 +1,182 @@
+import { prepareEvent } from './prepare.ts';
+import {
+  prepareContext,
+  refuseSupersededKey,
+  storageFailure,
+  storeWithRetry,
+  toResult,
+  type EventResult,
+  type IngestDeps,
+  type IngestScope,
+} from './ingest-service.ts';
+import type { StoreInput } from './store.ts';
+
+/**
+ * Single events sent at the same time share transactions (docs/ingestion.md, "Single events
+ * share commits"). One commit per event bounds the single route at the database's commit rate;
+ * events of one environment gathered for a few milliseconds are stored as one batch, and each
+ * request is still answered with its own verdict, only once its event is committed.
+ */
+
+export interface CoalesceSettings {
+  /** How long the first event of a group waits for others, in ms; 0 disables coalescing. */
+  maxWaitMs: number;
+  /** A group is stored as soon as it holds this many events; 0 disables coalescing. */
+  maxEvents: number;
+  /** Groups of one environment being stored at once; a due group waits for one of them to end. */
+  maxInFlight?: number;
+}
+
+/**
+ * Groups of one environment committing at once. While they run, the next group keeps
+ * gathering instead of queueing for a pool connection beside the requests' key lookups: the
+ * slower the database, the larger the groups (docs/ingestion.md, "Single events share commits").
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 2;
+
+export interface CoalesceObserver {
+  /** Called once per stored group with its number of events. */
+  group(size: number): void;
+  /** Called when a group's transaction failed and its events were stored one by one. */
+  fallback(): void;
+}
+
+interface Member {
+  input: StoreInput;
+  resolve: (result: EventResult) => void;
+}
+
+interface Group {
+  key: string;
+  scope: IngestScope;
+  members: Member[];
+  timer: NodeJS.Timeout;
+  /** The wait is over: stored as soon as fewer than maxInFlight groups of its key are. */
+  due: boolean;
+}
+
+export interface SingleEventCoalescer {
+  /** Stores one prepared event with whatever else arrives for its environment; never rejects. */
+  store(scope: IngestScope, input: StoreInput): Promise<EventResult>;
+  /** Stores every waiting group now (shutdown): no timer is left to wait for. */
+  flushAll(): void;
+  /** Resolves once every group handed over so far is committed or refused (shutdown). */
+  drain(): Promise<void>;
+}
+
+export function coalescingEnabled(settings: CoalesceSettings | undefined): settings is CoalesceSettings {
+  return settings !== undefined && settings.maxWaitMs > 0 && settings.maxEvents > 0;
+}
+
+export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceSettings, observer: CoalesceObserver): SingleEventCoalescer {
+  const maxInFlight = settings.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  // Keyed by project and environment: a group is one storeEvents scope, as one batch is.
+  // Capture settings were applied per request when its event was prepared.
+  const open = new Map<string, Group>();
+  const running = new Map<string, number>();
+  const inFlight = new Set<Promise<void>>();
+  let flushingAll = false;
+
+  const flush = (group: Group) => {
+    if (open.get(group.key) !== group) return;
+    open.delete(group.key);
+    clearTimeout(group.timer);
+    running.set(group.key, (running.get(group.key) ?? 0) + 1);
+    const done: Promise<void> = commitGroup(deps, group, observer)
+      .catch(() => {
+        // Never expected (commitGroup answers every member itself), but no request may hang:
+        // a member already answered keeps its answer, a promise settles once.
+        for (const member of group.members) {
+          member.resolve({ eventId: member.input.prepared.event.id, status: 'rejected', error: storageFailure(null, 'single') });
+        }
+      })
+      .finally(() => {
+        inFlight.delete(done);
+        const left = running.get(group.key)! - 1;
+        if (left === 0) running.delete(group.key);
+        else running.set(group.key, left);
+        flushIfDue(group.key);
+      });
+    inFlight.add(done);
+  };
+  const flushIfDue = (key: string) => {
+    const group = open.get(key);
+    if (group !== undefined && group.due && (running.get(key) ?? 0) < maxInFlight) flush(group);
+  };
+
+  return {
+    store(scope, input) {
+      const key = `${scope.projectId}\u0000${scope.environment.id}`;
+      let group = open.get(key);
+      if (group === undefined) {
+        const created: Group = {
+          key, scope, members: [], due: false,
+          timer: setTimeout(() => {
+            created.due = true;
+            flushIfDue(key);
+          }, settings.maxWaitMs),
+        };
+        open.set(key, created);
+        group = created;
+      }
+      const target = group;
+      return new Promise<EventResult>((resolve) => {
+        target.members.push({ input, resolve });
+        if (target.members.length >= settings.maxEvents || flushingAll) flush(target);
+      });
+    },
+    flushAll() {
+      flushingAll = true;
+      for (const group of [...open.values()]) flush(group);
+    },
+    async drain() {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+  };
+}
+
+/**
+ * One transaction for the group, verdicts decided in arrival order exactly as in a batch (a
+ * second copy of an event id is a duplicate or a conflict). When that transaction fails, each
+ * event is stored on its own, concurrently, as separate requests would be: the failing event is
+ * refused with the single route's answer and its neighbours are stored.
+ */
+async function commitGroup(deps: IngestDeps, group: Group, observer: CoalesceObserver): Promise<void> {
+  const { members, scope } = group;
+  observer.group(members.length);
+  try {
+    const verdicts = await storeWithRetry(deps, scope, members.map((m) => m.input));
+    verdicts.forEach((verdict, i) => members[i]!.resolve(toResult(verdict)));
+    deps.warmup?.record(verdicts.filter((v) => v.status === 'accepted' && !v.duplicate).length);
+    return;
+  } catch {
+    observer.fallback();
+  }
+  await Promise.all(members.map((member) => storeAlone(deps, scope, member)));
+}
+
+async function storeAlone(deps: IngestDeps, scope: IngestScope, { input, resolve }: Member): Promise<void> {
+  try {
+    const [verdict] = await storeWithRetry(deps, scope, [input]);
+    const result = toResult(verdict!);
+    if (result.status === 'accepted' && !result.duplicate) deps.warmup?.record(1);
+    resolve(result);
+  } catch (error) {
+    deps.logger.warn({ err: { code: (error as { code?: string }).code } }, 'event could not be stored');
+    resolve({ eventId: input.prepared.event.id, status: 'rejected', error: storageFailure(error, 'single') });
+  }
+}
+
+/** POST /v1/events through the coalescer: prepared in memory per request, stored with its neighbours. */
+export async function ingestCoalesced(
+  deps: IngestDeps,
+  coalescer: SingleEventCoalescer,
+  scope: IngestScope,
+  envelope: unknown,
+): Promise<EventResult> {
+  await refuseSupersededKey(deps);
+  const receivedAtUs = deps.micros();
+  const preparation = prepareEvent(envelope, prepareContext(deps, scope));
+  if (!preparation.ok) return { eventId: preparation.eventId, status: 'rejected', error: preparation.refusal };
+  return coalescer.store(scope, { prepared: preparation.prepared, receivedAtUs });
+}
