@@ -73,18 +73,17 @@ export interface SettingsChangeRow extends SettingsChange {
   createdAt: Date;
 }
 
-/** A project's history, newest first (tests and the CLI read it; the audit-log route pages it). */
-export async function listSettingsChanges(db: Queryable, projectId: string): Promise<SettingsChangeRow[]> {
-  const result = await db.query<{
-    id: string; action: SettingsChangeAction; subject: string; before: SettingsSnapshot | null; after: SettingsSnapshot | null;
-    actor_kind: string; actor_user_id: string | null; actor_email: string | null; actor_key_prefix: string | null;
-    client_address: string | null; created_at: Date;
-  }>(
-    `SELECT id, action, subject, before, after, actor_kind, actor_user_id, actor_email, actor_key_prefix, client_address, created_at
-       FROM settings_changes WHERE project_id = $1 ORDER BY created_at DESC, id DESC`,
-    [projectId],
-  );
-  return result.rows.map((row) => ({
+interface SettingsChangeRecord {
+  id: string; action: SettingsChangeAction; subject: string; before: SettingsSnapshot | null; after: SettingsSnapshot | null;
+  actor_kind: string; actor_user_id: string | null; actor_email: string | null; actor_key_prefix: string | null;
+  client_address: string | null; created_at: Date;
+}
+
+const SETTINGS_CHANGE_COLUMNS =
+  'id, action, subject, before, after, actor_kind, actor_user_id, actor_email, actor_key_prefix, client_address, created_at';
+
+function changeRow(row: SettingsChangeRecord): SettingsChangeRow {
+  return {
     id: Number(row.id),
     action: row.action,
     subject: row.subject,
@@ -92,7 +91,16 @@ export async function listSettingsChanges(db: Queryable, projectId: string): Pro
     after: row.after,
     actor: { kind: row.actor_kind, userId: row.actor_user_id, email: row.actor_email, keyPrefix: row.actor_key_prefix, clientAddress: row.client_address },
     createdAt: row.created_at,
-  }));
+  };
+}
+
+/** A project's history, newest first (tests and the CLI read it; the audit-log route pages it). */
+export async function listSettingsChanges(db: Queryable, projectId: string): Promise<SettingsChangeRow[]> {
+  const result = await db.query<SettingsChangeRecord>(
+    `SELECT ${SETTINGS_CHANGE_COLUMNS} FROM settings_changes WHERE project_id = $1 ORDER BY created_at DESC, id DESC`,
+    [projectId],
+  );
+  return result.rows.map(changeRow);
 }
 
 /** The latest changes of one subject (an environment's page shows its own), newest first. */
@@ -104,23 +112,10 @@ export async function listSubjectChanges(
   limit: number,
 ): Promise<SettingsChangeRow[]> {
   // The recent-changes index narrows to the project; a project's settings change rarely.
-  const result = await db.query<{
-    id: string; action: SettingsChangeAction; subject: string; before: SettingsSnapshot | null; after: SettingsSnapshot | null;
-    actor_kind: string; actor_user_id: string | null; actor_email: string | null; actor_key_prefix: string | null;
-    client_address: string | null; created_at: Date;
-  }>(
-    `SELECT id, action, subject, before, after, actor_kind, actor_user_id, actor_email, actor_key_prefix, client_address, created_at
-       FROM settings_changes WHERE project_id = $1 AND action = ANY($2) AND subject = $3
+  const result = await db.query<SettingsChangeRecord>(
+    `SELECT ${SETTINGS_CHANGE_COLUMNS} FROM settings_changes WHERE project_id = $1 AND action = ANY($2) AND subject = $3
       ORDER BY created_at DESC, id DESC LIMIT $4`,
     [projectId, actions, subject, limit],
   );
-  return result.rows.map((row) => ({
-    id: Number(row.id),
-    action: row.action,
-    subject: row.subject,
-    before: row.before,
-    after: row.after,
-    actor: { kind: row.actor_kind, userId: row.actor_user_id, email: row.actor_email, keyPrefix: row.actor_key_prefix, clientAddress: row.client_address },
-    createdAt: row.created_at,
-  }));
+  return result.rows.map(changeRow);
 }
