@@ -38,13 +38,10 @@ export interface AnalysedJourney {
   findings: JourneyFinding[];
 }
 
-/** One stored finding row: what storing compares and writes. */
-interface FindingRow {
+/** What a stored finding says: the columns a read turns back into a finding. */
+interface FindingRecord {
   journey_id: string;
-  ordinal: number;
-  environment_id: string;
-  entity_type: string;
-  kind: string;
+  kind: FindingKind;
   path: string | null;
   step_event_id: string | null;
   step_service: string | null;
@@ -53,6 +50,13 @@ interface FindingRow {
   from_event_id: string | null;
   from_service: string | null;
   from_name: string | null;
+}
+
+/** One stored finding row: what storing compares and writes. */
+interface FindingRow extends FindingRecord {
+  ordinal: number;
+  environment_id: string;
+  entity_type: string;
   observed_at: Date;
 }
 
@@ -253,19 +257,6 @@ export async function selectLagSeconds(db: Queryable, now: Date): Promise<number
     [now],
   );
   return Math.max(0, result.rows[0]?.lag ?? 0);
-}
-
-interface FindingRecord {
-  journey_id: string;
-  kind: FindingKind;
-  path: string | null;
-  step_event_id: string | null;
-  step_service: string | null;
-  step_name: string | null;
-  in_transit: boolean;
-  from_event_id: string | null;
-  from_service: string | null;
-  from_name: string | null;
 }
 
 function stepOf(eventId: string | null, service: string | null, name: string | null): FindingStep | null {

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAudit } from '../audit/audit-log.ts';
 import { listSettingsChanges } from '../audit/settings-history.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { bearer, type SeededProject } from '../../test/helpers/app.ts';
+import type { TestDatabase } from '../../test/helpers/database.ts';
 import { makePerson, sessionOf, tokenOf } from '../teams/test-kit.ts';
-import { admin, createDestinationVia, ingestEvent, replay, startTarget, type Target } from './test-kit.ts';
+import { admin, closeDestinationTestBed, createDestinationVia, ingestEvent, openDestinationTestBed, replay, type Target } from './test-kit.ts';
 
 const SECRET = 'Bearer kept-secret-value-0042';
 const NEW_SECRET = 'rotated-secret-value-0043';
@@ -43,19 +43,9 @@ async function historyOf(projectId: string, id: string) {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const built = await buildTestApp(db.pool, { config: { replayAllowedHosts: ['127.0.0.1'] } });
-  app = built.app;
-  keyring = built.deps.keyring;
-  acme = await seedProject(db.pool, keyring, 'acme');
-  other = await seedProject(db.pool, keyring, 'other');
-  target = await startTarget();
+  ({ db, app, keyring, acme, other, target } = await openDestinationTestBed());
 });
-afterAll(async () => {
-  await app.close();
-  await target.close();
-  await db.drop();
-});
+afterAll(() => closeDestinationTestBed({ db, app, target }));
 
 describe('PATCH /v1/replay-destinations/:destinationId', () => {
   it('edits name, base URL and headers; a header left out keeps its value, unread', async () => {

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAudit } from '../audit/audit-log.ts';
 import { listSettingsChanges } from '../audit/settings-history.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
+import type { SeededProject } from '../../test/helpers/app.ts';
 import { runTestCli } from '../../test/helpers/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { createDestinationVia, ingestEvent, replay, startTarget, type Target } from './test-kit.ts';
+import type { TestDatabase } from '../../test/helpers/database.ts';
+import { closeDestinationTestBed, createDestinationVia, ingestEvent, openDestinationTestBed, replay, type Target } from './test-kit.ts';
 
 let db: TestDatabase;
 let app: FastifyInstance;
@@ -27,19 +27,9 @@ async function disabled(id: string): Promise<boolean | undefined> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const built = await buildTestApp(db.pool, { config: { replayAllowedHosts: ['127.0.0.1'] } });
-  app = built.app;
-  keyring = built.deps.keyring;
-  acme = await seedProject(db.pool, keyring, 'acme');
-  other = await seedProject(db.pool, keyring, 'other');
-  target = await startTarget();
+  ({ db, app, keyring, acme, other, target } = await openDestinationTestBed());
 });
-afterAll(async () => {
-  await app.close();
-  await target.close();
-  await db.drop();
-});
+afterAll(() => closeDestinationTestBed({ db, app, target }));
 
 describe('destination:disable and destination:enable', () => {
   it('toggles the flag, which replays then honour', async () => {

@@ -4,10 +4,10 @@ import { listAudit } from '../audit/audit-log.ts';
 import { decryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { createPool } from '../db/pool.ts';
-import { TEST_ADMIN_TOKEN, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { TEST_ADMIN_TOKEN, bearer, type SeededProject } from '../../test/helpers/app.ts';
+import type { TestDatabase } from '../../test/helpers/database.ts';
 import { deleteDestination } from './destinations.ts';
-import { admin, createDestinationVia, ingestEvent, replay, startTarget, type Target } from './test-kit.ts';
+import { admin, closeDestinationTestBed, createDestinationVia, ingestEvent, openDestinationTestBed, replay, type Target } from './test-kit.ts';
 
 const SECRET = 'Bearer destination-secret-0042';
 const VALID = { name: 'Local orders', baseUrl: 'http://127.0.0.1:4010/api', environmentType: 'local', headers: { Authorization: SECRET } };
@@ -33,19 +33,9 @@ function remove(projectId: string, id: string) {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const built = await buildTestApp(db.pool, { config: { replayAllowedHosts: ['127.0.0.1'] } });
-  app = built.app;
-  keyring = built.deps.keyring;
-  acme = await seedProject(db.pool, keyring, 'acme');
-  other = await seedProject(db.pool, keyring, 'other');
-  target = await startTarget();
+  ({ db, app, keyring, acme, other, target } = await openDestinationTestBed());
 });
-afterAll(async () => {
-  await app.close();
-  await target.close();
-  await db.drop();
-});
+afterAll(() => closeDestinationTestBed({ db, app, target }));
 
 describe('POST /v1/replay-destinations', () => {
   it('answers 201 with the destination, never its header values, and stores them encrypted', async () => {

@@ -6,7 +6,9 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import { TEST_ADMIN_TOKEN } from '../../test/helpers/app.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import { TEST_ADMIN_TOKEN, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 
 export interface ReceivedRequest {
   method: string;
@@ -127,4 +129,34 @@ export async function replay(app: FastifyInstance, projectId: string, body: unkn
     headers: body === undefined ? admin(projectId) : { ...admin(projectId), 'content-type': 'application/json' },
     ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   });
+}
+
+/** A database, an app allowed to replay to 127.0.0.1, two seeded projects and a live target. */
+export interface DestinationTestBed {
+  db: TestDatabase;
+  app: FastifyInstance;
+  keyring: Keyring;
+  acme: SeededProject;
+  other: SeededProject;
+  target: Target;
+}
+
+export async function openDestinationTestBed(): Promise<DestinationTestBed> {
+  const db = await createTestDatabase();
+  const built = await buildTestApp(db.pool, { config: { replayAllowedHosts: ['127.0.0.1'] } });
+  const keyring = built.deps.keyring;
+  return {
+    db,
+    app: built.app,
+    keyring,
+    acme: await seedProject(db.pool, keyring, 'acme'),
+    other: await seedProject(db.pool, keyring, 'other'),
+    target: await startTarget(),
+  };
+}
+
+export async function closeDestinationTestBed(bed: Pick<DestinationTestBed, 'db' | 'app' | 'target'>): Promise<void> {
+  await bed.app.close();
+  await bed.target.close();
+  await bed.db.drop();
 }
