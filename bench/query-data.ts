@@ -217,7 +217,7 @@ export async function loadData(input: LoadInput): Promise<void> {
     await loadEventChunk(pool, input.projectId, SERVICES, prefix);
     log(`  events of journeys jrn_${prefix}…: done (${secondsSince(started)})`);
   }
-  // The loader runs as a replica (no triggers): the ids the trigger would have written.
+  // The ids ingestion writes beside each event (insertEvents), for every event at once.
   await pool.query('INSERT INTO event_ids (project_id, id, journey_id, received_at) SELECT project_id, id, journey_id, received_at FROM events');
   log(`  event ids (${secondsSince(started)})`);
   started = performance.now();

@@ -226,7 +226,8 @@ describe('schema invariants', () => {
 
   function insertEvent(projectId: string, journeyId: string, environmentId: string, id: string) {
     return db.pool.query(
-      `INSERT INTO events (project_id, id, journey_id, environment_id, operation, name, service, event_timestamp,
+      `WITH ids AS (INSERT INTO event_ids (project_id, id, journey_id, received_at) VALUES ($1, $2, $3, now()))
+       INSERT INTO events (project_id, id, journey_id, environment_id, operation, name, service, event_timestamp,
                            received_at, has_input, has_output, has_error, content_hash, content_hash_key_id)
        VALUES ($1, $2, $3, $4, 'received', 'order.received', 'api', now(), now(), false, false, false, 'hash', 'k1')`,
       [projectId, id, journeyId, environmentId],
