@@ -22,6 +22,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { listMigrations, migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool, type PoolClient } from '../src/db/pool.ts';
 import { insertEvents, insertJourneysAliasesTokens, summaryRecord, type EventRow, type TokenRow } from '../src/ingest/ingest-sql.ts';
+import { computePayloadDiff } from '../src/protocol/payload-diff.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { replaceDocsSection } from './docs-section.ts';
 import { makeBatch } from './ingest-load.ts';
@@ -74,7 +75,7 @@ function batch(): Batch {
       id: event.id, journey_id: event.journeyId, environment_id: ENVIRONMENT, operation: event.operation, name: event.name, service: event.service,
       ts_ms: ts, received_us: receivedUs + i, duration_ms: event.durationMs, parent_event_id: null, trace_id: event.traceId, span_id: event.spanId,
       message_id: null, correlation_id: null, has_input: true, has_output: true, has_error: false, input_payload: event.input,
-      output_payload: event.output, payload_diff: null, error: null, runtime_metadata: event.runtime, deployment_metadata: null,
+      output_payload: event.output, payload_diff: computePayloadDiff(event.input, event.output), error: null, runtime_metadata: event.runtime, deployment_metadata: null,
       custom_metadata: event.metadata, stated_alias_ids: [], content_hash: randomBytes(32).toString('hex'), content_hash_key_id: KEY_ID,
     });
   });
@@ -125,6 +126,7 @@ interface Variant {
 const VARIANTS: Variant[] = [
   { name: 'event_ids by trigger (0017)', before: 20, eventTokenRows: true, events: eventsByTrigger },
   { name: 'event_ids in the statement (0020)', before: 21, eventTokenRows: true, events: eventsWithIds },
+  { name: 'partitions with toast_tuple_target 8160 (0021)', before: 22, eventTokenRows: true, events: eventsWithIds },
   { name: 'current schema', before: null, eventTokenRows: true, events: (client, rows) => insertEvents(client, PROJECT, rows) },
 ];
 
@@ -211,13 +213,23 @@ async function main(): Promise<void> {
     }
     const loadEnd = os.loadavg()[0]!;
     const version = (await pools[0]!.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]!.v;
+    const bytes: number[] = [];
+    const rowBytes: number[] = [];
+    for (const pool of pools) {
+      const size = await pool.query<{ bytes: string; events: string; row: string }>(
+        `SELECT (SELECT sum(pg_total_relation_size(c.oid)) FROM jtrace_event_partitions() p JOIN pg_class c ON c.relname = p.name) AS bytes,
+                (SELECT count(*) FROM events) AS events, (SELECT avg(pg_column_size(e.*)) FROM events e) AS row`,
+      );
+      bytes.push(Number(size.rows[0]!.bytes) / Number(size.rows[0]!.events));
+      rowBytes.push(Number(size.rows[0]!.row));
+    }
     const base = median(times[0]!.map((t) => t.total));
     const rows = variants.map((variant, j) => {
       const t = times[j]!;
       const total = median(t.map((x) => x.total));
       // Paired within each round (same moment, same load): the median of first / this variant.
       const paired = (pick: (x: Timing) => number) => median(t.map((x, i) => pick(times[0]![i]!) / pick(x))).toFixed(2);
-      return `| ${variant.name} | ${total.toFixed(2)} | ${median(t.map((x) => x.tokens)).toFixed(2)} | ${median(t.map((x) => x.events)).toFixed(2)} | ${(base / total).toFixed(2)} | ${paired((x) => x.total)} | ${paired((x) => x.events)} |`;
+      return `| ${variant.name} | ${total.toFixed(2)} | ${median(t.map((x) => x.tokens)).toFixed(2)} | ${median(t.map((x) => x.events)).toFixed(2)} | ${(base / total).toFixed(2)} | ${paired((x) => x.total)} | ${paired((x) => x.events)} | ${Math.round(bytes[j]!).toLocaleString('en')} | ${Math.round(rowBytes[j]!).toLocaleString('en')} |`;
     });
     const section = `## Event storage
 
@@ -228,8 +240,8 @@ turns. ${BATCHES} batches per variant after ${PREFILL} untimed ones, on one Post
 (embedded, fsync off); ${os.cpus().length} CPUs, load average ${loadStart.toFixed(2)} at the start and
 ${loadEnd.toFixed(2)} at the end (${new Date().toISOString().slice(0, 10)}). \`npm run bench:event-storage\`.
 
-| schema | median ms per batch | journeys, aliases, tokens | events | rate relative to the first | paired: batch | paired: events statement |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| schema | median ms per batch | journeys, aliases, tokens | events | rate relative to the first | paired: batch | paired: events statement | bytes per event (events, its indexes and TOAST) | stored row, bytes |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${rows.join('\n')}
 `;
     console.log(`\n${section}`);
