@@ -50,7 +50,7 @@ function batch(): EventRow[] {
     return {
       id: `evt-${n}`, journey_id: `jrn-${1 + (n % JOURNEYS)}`, environment_id: ENVIRONMENT, operation: 'received', name: 'step',
       service: 'checkout', ts_ms: Math.floor(nowUs / 1000), received_us: nowUs + i, duration_ms: 12, parent_event_id: null,
-      trace_id: `trace-${n}`, span_id: null, message_id: null, correlation_id: null, has_input: true, has_output: false,
+      trace_id: `trace-${n}`, span_id: null, trace_token: null, span_token: null, search_key_id: null, message_id: null, correlation_id: null, has_input: true, has_output: false,
       has_error: false, input_payload: { orderId: n, amount: 12.5 }, output_payload: null, payload_diff: null, error: null,
       runtime_metadata: { language: 'node' }, deployment_metadata: null, custom_metadata: null, stated_alias_ids: [],
       content_hash: `h${n}`, content_hash_key_id: 'k',
@@ -63,6 +63,22 @@ async function findEventsFlat(db: Pool | pg.PoolClient, ids: string[]) {
   await db.query('SELECT id, journey_id, content_hash, content_hash_key_id FROM events WHERE project_id = $1 AND id = ANY($2::text[])', [PROJECT, ids]);
 }
 
+/** The events statement of the schema before 0017 (no event_ids, no token columns). */
+async function insertEventsFlat(db: pg.PoolClient, rows: EventRow[]) {
+  await db.query(
+    `INSERT INTO events (project_id, id, journey_id, environment_id, operation, name, service, event_timestamp, received_at,
+        duration_ms, trace_id, has_input, has_output, has_error, input_payload, runtime_metadata, stated_alias_ids,
+        content_hash, content_hash_key_id)
+     SELECT $1, r.id, r.journey_id, r.environment_id, r.operation, r.name, r.service, timestamptz 'epoch' + r.ts_ms * interval '1 millisecond',
+        timestamptz 'epoch' + r.received_us * interval '1 microsecond', r.duration_ms, r.trace_id, r.has_input, r.has_output, r.has_error,
+        r.input_payload, r.runtime_metadata, r.stated_alias_ids, r.content_hash, r.content_hash_key_id
+       FROM jsonb_to_recordset($2::jsonb) AS r(id text, journey_id text, environment_id uuid, operation text, name text, service text,
+        ts_ms int8, received_us int8, duration_ms int, trace_id text, has_input boolean, has_output boolean, has_error boolean,
+        input_payload jsonb, runtime_metadata jsonb, stated_alias_ids int8[], content_hash text, content_hash_key_id text)`,
+    [PROJECT, JSON.stringify(rows)],
+  );
+}
+
 async function writeBatch(pool: Pool, partitioned: boolean): Promise<number> {
   const rows = batch();
   const client = await pool.connect();
@@ -71,7 +87,8 @@ async function writeBatch(pool: Pool, partitioned: boolean): Promise<number> {
     await client.query('BEGIN');
     if (partitioned) await findEvents(client, PROJECT, rows.map((r) => r.id));
     else await findEventsFlat(client, rows.map((r) => r.id));
-    await insertEvents(client, PROJECT, rows);
+    if (partitioned) await insertEvents(client, PROJECT, rows);
+    else await insertEventsFlat(client, rows);
     await client.query('COMMIT');
   } finally {
     client.release();

@@ -86,7 +86,10 @@ describe('migration 0017', () => {
     const applied = await migrate(old.pool);
     expect(applied.map((m) => m.version)).toContain(PARTITIONING);
 
-    expect(await allEvents(old.pool)).toEqual(before);
+    // Every column the events had before, unchanged (later migrations add columns, NULL here).
+    const columns = Object.keys(before[0]);
+    const after = (await allEvents(old.pool)).map((row) => Object.fromEntries(columns.map((c) => [c, row[c]])));
+    expect(after).toEqual(before);
     expect((await old.pool.query('SELECT * FROM replay_runs ORDER BY id')).rows).toEqual(runsBefore);
     const ids = await old.pool.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM event_ids i JOIN events e USING (project_id, id, received_at)',

@@ -13,6 +13,10 @@ const FOLDERS = ['src', 'test', 'bench', 'scripts', 'examples', 'packages'];
 const EXTENSIONS = /\.(ts|tsx|js|mjs|sql|py|sh)$/;
 /** Written while migration 0017's trigger filled event_ids, which it did for this statement. */
 const BEFORE_0020 = /^src\/db\/migrations\/00(0\d|1\d)_/;
+/** Writers of a schema older than event_ids, by file, with the reason. */
+const OLDER_SCHEMA: Record<string, string> = {
+  'bench/partitions.ts': 'its second database is the schema before migration 0017, which had no event_ids',
+};
 
 export const INSERT_INTO_EVENTS = /\binsert\s+into\s+events\b(?!_)/i;
 const INSERT_INTO_EVENT_IDS = /\binsert\s+into\s+event_ids\b/i;
@@ -34,7 +38,7 @@ describe('writers of events', () => {
 
   it('every file that inserts events writes their event_ids rows too', () => {
     const writers = FOLDERS.flatMap(files).filter((file) => {
-      if (BEFORE_0020.test(file) || file === 'src/ingest/event-writers.test.ts') return false;
+      if (BEFORE_0020.test(file) || file in OLDER_SCHEMA || file === 'src/ingest/event-writers.test.ts') return false;
       return INSERT_INTO_EVENTS.test(readFileSync(join(ROOT, file), 'utf8'));
     });
     expect(writers).toContain('src/ingest/ingest-sql.ts');

@@ -73,14 +73,14 @@ describe('the statements of a batch', () => {
   it('indexes a value stated twice on a new journey once, and skips what a stored journey already holds', async () => {
     const journeyId = `jrn_${uid()}`;
     const first = await store([
-      testEnvelope({ journeyId, traceId: 'trace-same', aliases: { email: 'once@example.com' } }),
-      testEnvelope({ journeyId, traceId: 'trace-same', aliases: { email: ' once@example.com ' } }),
+      testEnvelope({ journeyId, messageId: 'msg-same', traceId: 'trace-same', aliases: { email: 'once@example.com' } }),
+      testEnvelope({ journeyId, messageId: 'msg-same', traceId: 'trace-same', aliases: { email: ' once@example.com ' } }),
     ]);
     expect(first.verdicts.map((v) => v.status)).toEqual(['accepted', 'accepted']);
-    // journey id, entity id, one trace id, one alias
+    // journey id, entity id, one message id, one alias (trace and span ids: columns of events)
     expect(await tokensOf(journeyId)).toBe(4);
 
-    const second = await store([testEnvelope({ journeyId, traceId: 'trace-same', spanId: 'span-new', aliases: { email: 'once@example.com' } })]);
+    const second = await store([testEnvelope({ journeyId, messageId: 'msg-same', correlationId: 'corr-new', aliases: { email: 'once@example.com' } })]);
     expect(second.verdicts.map((v) => v.status)).toEqual(['accepted']);
     expect(await tokensOf(journeyId)).toBe(5);
     const stated = await db.pool.query<{ ids: number[] }>(

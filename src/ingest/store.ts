@@ -4,7 +4,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { searchTokenForWrite, searchTokensForLookup } from '../crypto/search-tokens.ts';
 import type { Queryable } from '../db/pool.ts';
 import { normalizeIdentifier } from '../protocol/identifiers.ts';
-import { EVENT_FIELD_TOKEN_KINDS, EVENT_TOKEN_KINDS, type SearchTokenKind } from '../protocol/search-token-kinds.ts';
+import { EVENT_FIELD_TOKEN_KINDS, EVENT_ROW_TOKEN_KINDS, type SearchTokenKind } from '../protocol/search-token-kinds.ts';
 import { classifyEvent } from '../protocol/envelope.ts';
 import {
   clearAliasDisplay,
@@ -187,10 +187,10 @@ function planEvent(keyring: Keyring, scope: StoreScope, plan: BatchPlan, { prepa
   const event = prepared.event;
   applyToJourney(keyring, scope, plan, prepared, receivedAtUs);
   const stated = planAliases(keyring, plan, event);
-  for (const kind of EVENT_TOKEN_KINDS) addToken(keyring, plan, event[EVENT_FIELD_TOKEN_KINDS[kind]], event.journeyId, kind);
+  for (const kind of EVENT_ROW_TOKEN_KINDS) addToken(keyring, plan, event[EVENT_FIELD_TOKEN_KINDS[kind]], event.journeyId, kind);
 
   plan.batchEvents.set(event.id, { canonical: prepared.canonical });
-  plan.eventRows.push({ row: eventRow(prepared, scope.environmentId, receivedAtUs), slots: stated });
+  plan.eventRows.push({ row: eventRow(keyring, prepared, scope.environmentId, receivedAtUs), slots: stated });
   return { status: 'accepted', eventId: event.id, journeyId: event.journeyId, duplicate: false };
 }
 
@@ -311,19 +311,25 @@ function clearDisplay(plan: BatchPlan, slot: AliasSlot): void {
 }
 
 function addToken(keyring: Keyring, plan: BatchPlan, value: string | undefined, journeyId: string, kind: SearchTokenKind): void {
-  if (value === undefined) return;
+  const token = idToken(keyring, value);
+  if (token !== null) plan.tokens.push({ token, journey_id: journeyId, kind, key_id: keyring.currentKeyId });
+}
+
+/** The search token of an id under the current key; null when absent or blank (never indexed). */
+function idToken(keyring: Keyring, value: string | undefined): string | null {
+  if (value === undefined) return null;
   const normalized = normalizeIdentifier(value);
-  if (normalized === '') return;
-  const token = searchTokenForWrite(keyring, normalized);
-  plan.tokens.push({ token: token.token, journey_id: journeyId, kind, key_id: token.keyId });
+  return normalized === '' ? null : searchTokenForWrite(keyring, normalized).token;
 }
 
 function slotFromRow(row: ExistingAlias): AliasSlot {
   return { id: row.id, ref: 0, journeyId: row.journeyId, type: row.type, token: row.token, displayable: row.displayable };
 }
 
-function eventRow(prepared: PreparedEvent, environmentId: string, receivedAtUs: number): EventRow {
+function eventRow(keyring: Keyring, prepared: PreparedEvent, environmentId: string, receivedAtUs: number): EventRow {
   const { event, capture } = prepared;
+  const traceToken = idToken(keyring, event.traceId);
+  const spanToken = idToken(keyring, event.spanId);
   return {
     id: event.id,
     journey_id: event.journeyId,
@@ -337,6 +343,9 @@ function eventRow(prepared: PreparedEvent, environmentId: string, receivedAtUs: 
     parent_event_id: event.parentEventId ?? null,
     trace_id: event.traceId ?? null,
     span_id: event.spanId ?? null,
+    trace_token: traceToken,
+    span_token: spanToken,
+    search_key_id: traceToken === null && spanToken === null ? null : keyring.currentKeyId,
     message_id: event.messageId ?? null,
     correlation_id: event.correlationId ?? null,
     has_input: capture.hasInput,

@@ -132,16 +132,22 @@ export function journeyListStatement(scan: JourneyScan, text: string | null): { 
 }
 
 /**
- * The statement of one search page: one probe of (project_id, token) per configured key. The
- * subquery names the project by parameter, not by j.project_id: a correlated IN could not be
- * planned as a semi-join.
+ * The statement of one search page: one probe of (project_id, token) per configured key in
+ * search_tokens, and in the trace and span token indexes of events (migration 0022: those ids'
+ * tokens are columns of their event). The subquery names the project by parameter, not by
+ * j.project_id: a correlated IN could not be planned as a semi-join.
  */
 export function searchStatement(scan: JourneyScan, tokens: string[]): { sql: string; values: unknown[] } {
   const params = new Params();
   const where = conditions(scan, params);
+  const project = params.add(scan.projectId);
+  const wanted = `ANY(${params.add(tokens)}::text[])`;
   const page = `SELECT j.project_id, j.id FROM journeys j
-     WHERE ${where} AND j.id IN (SELECT t.journey_id FROM search_tokens t
-                                  WHERE t.project_id = ${params.add(scan.projectId)} AND t.token = ANY(${params.add(tokens)}::text[]))
+     WHERE ${where} AND j.id IN (SELECT t.journey_id FROM search_tokens t WHERE t.project_id = ${project} AND t.token = ${wanted}
+                                 UNION ALL
+                                 SELECT e.journey_id FROM events e WHERE e.project_id = ${project} AND e.trace_token = ${wanted}
+                                 UNION ALL
+                                 SELECT e.journey_id FROM events e WHERE e.project_id = ${project} AND e.span_token = ${wanted})
      ${ORDER} LIMIT ${params.add(scan.take)}`;
   return { sql: hydrate(page), values: params.values };
 }

@@ -15,6 +15,8 @@ export interface JourneyBatchRows {
   oldTokens: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; token: string }>;
   /** Distinct clear ids of the journeys' events, by token kind. */
   eventValues: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; value: string }>;
+  /** Events whose trace and span token columns (migration 0022) are under the previous key, with their clear ids. */
+  tokenedEvents: Array<{ projectId: string; id: string; receivedUs: string; traceId: string | null; spanId: string | null }>;
 }
 
 export interface JourneyWrites {
@@ -22,6 +24,8 @@ export interface JourneyWrites {
   aliases: Array<{ projectId: string; journeyId: string; id: number; stored: string; token: string }>;
   oldTokens: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; token: string }>;
   newTokens: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; token: string }>;
+  /** Token columns of events, recomputed under the current key (null: no id, or a blank one). */
+  eventTokens: Array<{ projectId: string; id: string; receivedUs: string; traceToken: string | null; spanToken: string | null }>;
 }
 
 // Each event-field kind is also the name of the events column holding its clear value.
@@ -77,12 +81,23 @@ export async function readJourneyBatch(client: PoolClient, previousKeyId: string
             WHERE v.value IS NOT NULL`,
           [eventPairs.map((p) => p[0]), eventPairs.map((p) => p[1])],
         );
+  // A journey's token columns are never under an older key than its journey-id token row (both
+  // are written under the key of the moment, and a batch moves both), so the candidates above
+  // include every journey with event token columns to move.
+  const tokenedEvents = await client.query<JourneyBatchRows['tokenedEvents'][number]>(
+    `SELECT e.project_id AS "projectId", e.id, floor(extract(epoch from e.received_at) * 1000000)::int8::text AS "receivedUs",
+            e.trace_id AS "traceId", e.span_id AS "spanId"
+       FROM events e JOIN ${pairs} ON e.project_id = u.project_id AND e.journey_id = u.journey_id
+      WHERE e.search_key_id = $3`,
+    [projectIds, ids, previousKeyId],
+  );
   return {
     candidates: candidates.rows,
     journeys: journeys.rows,
     aliases: aliases.rows,
     oldTokens: oldTokens.rows,
     eventValues: eventValues.rows,
+    tokenedEvents: tokenedEvents.rows,
   };
 }
 
@@ -133,6 +148,16 @@ export async function writeJourneyBatch(
      SELECT DISTINCT u.project_id, u.token, u.journey_id, u.kind, $5 FROM ${tokenRows}
      ON CONFLICT DO NOTHING`,
     [...columns(writes.newTokens), keyring.currentKeyId],
+  );
+  // Not counted apart: the columns move with their journey, as rotate:status counts them (rows only).
+  const events = writes.eventTokens;
+  await client.query(
+    `UPDATE events e SET trace_token = u.trace_token, span_token = u.span_token, search_key_id = $6
+       FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::text[], $5::text[]) AS u(project_id, id, received_us, trace_token, span_token)
+      WHERE e.project_id = u.project_id AND e.id = u.id
+        AND e.received_at = timestamptz 'epoch' + u.received_us * interval '1 microsecond'`,
+    [events.map((e) => e.projectId), events.map((e) => e.id), events.map((e) => e.receivedUs), events.map((e) => e.traceToken),
+      events.map((e) => e.spanToken), keyring.currentKeyId],
   );
   return { entities: entities.rowCount ?? 0, aliases: aliases.rowCount ?? 0, tokens: removed.rowCount ?? 0 };
 }

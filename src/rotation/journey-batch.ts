@@ -1,10 +1,11 @@
 // One rotation batch of journeys (interface-spec 8: 500 journeys per transaction): moves each
 // journey's entity id, alias values and alias tokens, and its search tokens from the previous
-// key to the current one. A search token is a MAC of the normalized value, so re-keying it
-// needs that value: entity ids and alias values are decrypted, journey ids and the trace, span,
-// message and correlation ids are read in clear from journeys and events. A candidate value is
-// matched to an old token by recomputing the token under the previous key, so a token is only
-// ever replaced by the token of the very value that made it.
+// key to the current one, and the trace and span token columns of its events. A search token is
+// a MAC of the normalized value, so re-keying it needs that value: entity ids and alias values
+// are decrypted, journey ids and the trace, span, message and correlation ids are read in clear
+// from journeys and events. A candidate value is matched to an old token row by recomputing
+// the token under the previous key, so a token is only ever replaced by the token of the very
+// value that made it; a token column is recomputed from the id in its own row.
 
 import { decryptField, encryptField, fieldKeyId, reencryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
@@ -49,7 +50,7 @@ interface Plan {
 
 /** Entity ids and aliases to re-encrypt, and the plain values the token pass needs. */
 function planValues(keyring: Keyring, previousKeyId: string, batch: JourneyBatchRows): Plan {
-  const plan: Plan = { writes: { entities: [], aliases: [], oldTokens: [], newTokens: [] }, unmovable: zero(), values: new Map() };
+  const plan: Plan = { writes: { entities: [], aliases: [], oldTokens: [], newTokens: [], eventTokens: [] }, unmovable: zero(), values: new Map() };
   const addValue = (projectId: string, journeyId: string, kind: SearchTokenKind, value: string | null) => {
     if (value === null) return;
     const key = pairKey(projectId, journeyId);
@@ -81,7 +82,22 @@ function planValues(keyring: Keyring, previousKeyId: string, batch: JourneyBatch
     });
   }
   for (const event of batch.eventValues) addValue(event.projectId, event.journeyId, event.kind, event.value);
+  // Token columns sit beside the clear id that made them: each is recomputed from its own row.
+  for (const event of batch.tokenedEvents) {
+    plan.writes.eventTokens.push({
+      projectId: event.projectId,
+      id: event.id,
+      receivedUs: event.receivedUs,
+      traceToken: currentToken(keyring, event.traceId),
+      spanToken: currentToken(keyring, event.spanId),
+    });
+  }
   return plan;
+}
+
+function currentToken(keyring: Keyring, value: string | null): string | null {
+  const normalized = value === null ? '' : normalizeIdentifier(value);
+  return normalized === '' ? null : searchTokenForWrite(keyring, normalized).token;
 }
 
 /** Old tokens matched to a value by recomputing each candidate's token under the previous key. */

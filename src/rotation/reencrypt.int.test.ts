@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encryptField } from '../crypto/field-encryption.ts';
 import { createKeyring } from '../crypto/keyring.ts';
+import { searchToken } from '../crypto/search-tokens.ts';
 import { createMetrics } from '../metrics/metrics.ts';
 import { buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
@@ -96,16 +97,19 @@ describe('rotate:reencrypt', () => {
     const [journey] = await ingestUnder(KEYRING_A, 1);
     await app!.close();
     app = (await buildTestApp(db.pool, { keyring: KEYRING_BA })).app;
-    // Same journey, same trace id, under B: its trace token now exists under both keys.
-    const again = envelopes({ ...journeyFixture(), journeyId: journey!.journeyId, traceId: journey!.traceId });
+    // Same journey, same message id, under B: its message token now exists under both keys; the
+    // same trace id too, its token on each event under the key of that event's time.
+    const again = envelopes({ ...journeyFixture(), journeyId: journey!.journeyId, traceId: journey!.traceId, messageId: journey!.messageId });
     await ingestBatch(app, project.apiKey, again.slice(0, 1));
     await insertJourneys(1100);
     const batches: number[] = [];
     const result = await reencryptStoredData(db.pool, KEYRING_BA, { onBatch: (p) => void batches.push(p.rows) });
     expect(result.outcome).toBe('completed');
     expect(batches).toEqual([500, 500, 101]);
-    const traces = await db.pool.query('SELECT key_id FROM search_tokens WHERE journey_id = $1 AND kind = $2', [journey!.journeyId, 'trace_id']);
-    expect(traces.rows).toEqual([{ key_id: KEYRING_B.currentKeyId }]);
+    const messages = await db.pool.query('SELECT key_id FROM search_tokens WHERE journey_id = $1 AND kind = $2', [journey!.journeyId, 'message_id']);
+    expect(messages.rows).toEqual([{ key_id: KEYRING_B.currentKeyId }]);
+    const traces = await db.pool.query('SELECT DISTINCT trace_token, search_key_id FROM events WHERE journey_id = $1', [journey!.journeyId]);
+    expect(traces.rows).toEqual([{ trace_token: searchToken(KEYRING_B, journey!.traceId, 'current'), search_key_id: KEYRING_B.currentKeyId }]);
     expect((await cli(db.pool, KEYRING_BA, ['rotate:status'])).status).toBe(0);
   });
 
@@ -152,7 +156,7 @@ describe('start-up check of unreadable data', () => {
     expect(await countUnreadableValues(db.pool, KEYRING_BA)).toEqual({
       journeys: 0, journey_aliases: 0, search_tokens: 0, replay_destinations: 0, api_keys: 0,
     });
-    const expected = { journeys: 2, journey_aliases: 6, search_tokens: 18, replay_destinations: 1, api_keys: 1 };
+    const expected = { journeys: 2, journey_aliases: 6, search_tokens: 14, replay_destinations: 1, api_keys: 1 };
     expect(await countUnreadableValues(db.pool, KEYRING_B)).toEqual(expected);
 
     const lines: string[] = [];

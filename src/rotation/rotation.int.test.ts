@@ -45,8 +45,11 @@ async function appUnder(keyring: Keyring): Promise<FastifyInstance> {
 /** Journey ids whose search tokens (looked up as the service does) match a plain value. */
 async function lookup(keyring: Keyring, value: string, kind: string): Promise<Array<{ journey_id: string; key_id: string }>> {
   const tokens = searchTokensForLookup(keyring, normalizeIdentifier(value)).map((t) => t.token);
+  // Trace and span ids of events stored since migration 0022 have their tokens on the event.
+  const column = ({ trace_id: 'trace_token', span_id: 'span_token' } as Record<string, string>)[kind];
   const result = await db.pool.query<{ journey_id: string; key_id: string }>(
-    'SELECT journey_id, key_id FROM search_tokens WHERE project_id = $1 AND token = ANY($2::text[]) AND kind = $3',
+    `SELECT journey_id, key_id FROM search_tokens WHERE project_id = $1 AND token = ANY($2::text[]) AND kind = $3
+     ${column ? `UNION SELECT journey_id, search_key_id FROM events WHERE project_id = $1 AND ${column} = ANY($2::text[])` : ''}`,
     [project.projectId, tokens, kind],
   );
   return result.rows;
@@ -125,7 +128,7 @@ describe('key rotation from A to B', () => {
     const text = allOutput(run);
     expect(text).toMatch(/entity ids: 3 under the previous key, 0 unreadable/);
     expect(text).toMatch(/alias values: 9 under the previous key/);
-    expect(text).toMatch(/search tokens: 27 under the previous key/);
+    expect(text).toMatch(/search tokens: 21 under the previous key/);
     expect(text).toMatch(/destination headers: 1 under the previous key/);
     expect(run.out.filter((line) => line.startsWith('warning: API key'))).toEqual([
       expect.stringContaining(`API key ${idleKeyPrefix} (acme/production) is still under the previous key`),
@@ -152,7 +155,7 @@ describe('key rotation from A to B', () => {
     const run = await cli(db.pool, KEYRING_BA, ['rotate:reencrypt']);
     expect(run.err).toEqual([]);
     expect(run.status).toBe(0);
-    expect(run.out.join('\n')).toMatch(/moved 3 entity ids, 9 alias values, 27 search tokens, 1 destination headers/);
+    expect(run.out.join('\n')).toMatch(/moved 3 entity ids, 9 alias values, 21 search tokens, 1 destination headers/);
     for (const value of plainValues(journeys)) expect(allOutput(run)).not.toContain(value);
 
     const b = KEYRING_B.currentKeyId;
@@ -160,6 +163,8 @@ describe('key rotation from A to B', () => {
     expect(await keyIdsIn(`SELECT split_part(value_encrypted, '.', 2) AS key_id FROM journey_aliases`)).toEqual([b]);
     expect(await keyIdsIn('SELECT token_key_id AS key_id FROM journey_aliases')).toEqual([b]);
     expect(await keyIdsIn('SELECT key_id FROM search_tokens')).toEqual([b]);
+    expect(await keyIdsIn('SELECT search_key_id AS key_id FROM events WHERE trace_token IS NOT NULL OR span_token IS NOT NULL')).toEqual([b]);
+    expect(await keyIdsIn('SELECT search_key_id AS key_id FROM events WHERE trace_token IS NULL AND span_token IS NULL')).toEqual([]);
     expect(await keyIdsIn(`SELECT split_part(headers_encrypted, '.', 2) AS key_id FROM replay_destinations`)).toEqual([b]);
     // Content hashes stay under the key that wrote them (event-protocol 7).
     expect(await keyIdsIn('SELECT content_hash_key_id AS key_id FROM events')).toEqual([KEYRING_A.currentKeyId, b].sort());
