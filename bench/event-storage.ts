@@ -178,6 +178,29 @@ async function migrateBefore(pool: Pool, version: number | null): Promise<void> 
   }
 }
 
+/**
+ * What search pays to find a journey by trace id: the token probe of the search statement, by
+ * the same 300 trace ids in every variant, in turns. Before 0022 one probe of search_tokens;
+ * since, that and one probe of each token column's index in every partition of events.
+ */
+async function searchProbes(pools: Pool[], variants: Variant[]): Promise<number[]> {
+  const ids = (await pools[0]!.query<{ trace_id: string }>('SELECT trace_id FROM events ORDER BY random() LIMIT 300')).rows.map((r) => r.trace_id);
+  const times: number[][] = variants.map(() => []);
+  for (const id of ids) {
+    for (const [j, variant] of variants.entries()) {
+      const sql = variant.eventTokenRows
+        ? 'SELECT t.journey_id FROM search_tokens t WHERE t.project_id = $1 AND t.token = ANY($2::text[])'
+        : `SELECT t.journey_id FROM search_tokens t WHERE t.project_id = $1 AND t.token = ANY($2::text[])
+           UNION ALL SELECT e.journey_id FROM events e WHERE e.project_id = $1 AND e.trace_token = ANY($2::text[])
+           UNION ALL SELECT e.journey_id FROM events e WHERE e.project_id = $1 AND e.span_token = ANY($2::text[])`;
+      const started = performance.now();
+      await pools[j]!.query({ name: `bench-search-${j}`, text: sql, values: [PROJECT, [token(id)]] });
+      times[j]!.push(performance.now() - started);
+    }
+  }
+  return times.map(median);
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -211,6 +234,7 @@ async function main(): Promise<void> {
         times[j]!.push(await writeBatch(pools[j]!, variants[j]!));
       }
     }
+    const probes = await searchProbes(pools, variants);
     const loadEnd = os.loadavg()[0]!;
     const version = (await pools[0]!.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]!.v;
     const bytes: number[] = [];
@@ -229,7 +253,7 @@ async function main(): Promise<void> {
       const total = median(t.map((x) => x.total));
       // Paired within each round (same moment, same load): the median of first / this variant.
       const paired = (pick: (x: Timing) => number) => median(t.map((x, i) => pick(times[0]![i]!) / pick(x))).toFixed(2);
-      return `| ${variant.name} | ${total.toFixed(2)} | ${median(t.map((x) => x.tokens)).toFixed(2)} | ${median(t.map((x) => x.events)).toFixed(2)} | ${(base / total).toFixed(2)} | ${paired((x) => x.total)} | ${paired((x) => x.events)} | ${Math.round(bytes[j]!).toLocaleString('en')} | ${Math.round(rowBytes[j]!).toLocaleString('en')} |`;
+      return `| ${variant.name} | ${total.toFixed(2)} | ${median(t.map((x) => x.tokens)).toFixed(2)} | ${median(t.map((x) => x.events)).toFixed(2)} | ${(base / total).toFixed(2)} | ${paired((x) => x.total)} | ${paired((x) => x.events)} | ${Math.round(bytes[j]!).toLocaleString('en')} | ${Math.round(rowBytes[j]!).toLocaleString('en')} | ${probes[j]!.toFixed(2)} |`;
     });
     const section = `## Event storage
 
@@ -240,8 +264,8 @@ turns. ${BATCHES} batches per variant after ${PREFILL} untimed ones, on one Post
 (embedded, fsync off); ${os.cpus().length} CPUs, load average ${loadStart.toFixed(2)} at the start and
 ${loadEnd.toFixed(2)} at the end (${new Date().toISOString().slice(0, 10)}). \`npm run bench:event-storage\`.
 
-| schema | median ms per batch | journeys, aliases, tokens | events | rate relative to the first | paired: batch | paired: events statement | bytes per event (events, its indexes and TOAST) | stored row, bytes |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| schema | median ms per batch | journeys, aliases, tokens | events | rate relative to the first | paired: batch | paired: events statement | bytes per event (events, its indexes and TOAST) | stored row, bytes | search probe by trace id, ms |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${rows.join('\n')}
 `;
     console.log(`\n${section}`);

@@ -39,6 +39,7 @@ const eventArb = fc.record({
   aliases: fc.dictionary(fc.constantFrom(...TYPES), identifier, { maxKeys: 3 }),
   displayable: fc.subarray(TYPES),
   traceId: fc.option(clearIdentifier, { nil: undefined }),
+  spanId: fc.option(clearIdentifier, { nil: undefined }),
   messageId: fc.option(clearIdentifier, { nil: undefined }),
   correlationId: fc.option(clearIdentifier, { nil: undefined }),
   // When the event is sent: before the rotation (key A) or during it (B with A as previous).
@@ -64,6 +65,7 @@ function envelope(event: GeneratedEvent, journeyId: string, index: number) {
       aliases,
       displayableAliases: event.displayable,
       ...(event.traceId !== undefined ? { traceId: event.traceId } : {}),
+      ...(event.spanId !== undefined ? { spanId: event.spanId } : {}),
       ...(event.messageId !== undefined ? { messageId: event.messageId } : {}),
       ...(event.correlationId !== undefined ? { correlationId: event.correlationId } : {}),
     },
@@ -110,6 +112,7 @@ function expectedIndex(events: GeneratedEvent[], journeyIds: string[], erasable 
     // Erasure matches entity ids and aliases only (interface-spec: erase an identifier).
     if (erasable) continue;
     add(event.traceId, journeyId);
+    add(event.spanId, journeyId);
     add(event.messageId, journeyId);
     add(event.correlationId, journeyId);
   }
