@@ -41,7 +41,7 @@ interface Batch {
   aliases: Parameters<typeof insertJourneysAliasesTokens>[2]['aliases'];
   /** Entity id, journey id and alias tokens: the rows every variant writes. */
   journeyTokens: TokenRow[];
-  /** Trace and span id tokens: rows before migration 0022, columns of events since. */
+  /** Trace and span id tokens: rows before migration 0022, columns of event_ids since. */
   eventTokens: TokenRow[];
   events: EventRow[];
 }
@@ -127,7 +127,7 @@ const VARIANTS: Variant[] = [
   { name: 'event_ids by trigger (0017)', before: 20, eventTokenRows: true, events: eventsByTrigger },
   { name: 'event_ids in the statement (0020)', before: 21, eventTokenRows: true, events: eventsWithIds },
   { name: 'partitions with toast_tuple_target 8160 (0021)', before: 22, eventTokenRows: true, events: eventsWithIds },
-  { name: 'trace and span tokens as columns of events (0022)', before: null, eventTokenRows: false, events: (client, rows) => insertEvents(client, PROJECT, rows) },
+  { name: 'trace and span tokens as columns of event_ids (0022)', before: null, eventTokenRows: false, events: (client, rows) => insertEvents(client, PROJECT, rows) },
 ];
 
 interface Timing { total: number; tokens: number; events: number }
@@ -181,7 +181,7 @@ async function migrateBefore(pool: Pool, version: number | null): Promise<void> 
 /**
  * What search pays to find a journey by trace id: the token probe of the search statement, by
  * the same 300 trace ids in every variant, in turns. Before 0022 one probe of search_tokens;
- * since, that and one probe of each token column's index in every partition of events.
+ * since, that and one probe of each token column's index of event_ids.
  */
 async function searchProbes(pools: Pool[], variants: Variant[]): Promise<number[]> {
   const ids = (await pools[0]!.query<{ trace_id: string }>('SELECT trace_id FROM events ORDER BY random() LIMIT 300')).rows.map((r) => r.trace_id);
@@ -191,8 +191,8 @@ async function searchProbes(pools: Pool[], variants: Variant[]): Promise<number[
       const sql = variant.eventTokenRows
         ? 'SELECT t.journey_id FROM search_tokens t WHERE t.project_id = $1 AND t.token = ANY($2::text[])'
         : `SELECT t.journey_id FROM search_tokens t WHERE t.project_id = $1 AND t.token = ANY($2::text[])
-           UNION ALL SELECT e.journey_id FROM events e WHERE e.project_id = $1 AND e.trace_token = ANY($2::text[])
-           UNION ALL SELECT e.journey_id FROM events e WHERE e.project_id = $1 AND e.span_token = ANY($2::text[])`;
+           UNION ALL SELECT e.journey_id FROM event_ids e WHERE e.project_id = $1 AND e.trace_token = ANY($2::text[])
+           UNION ALL SELECT e.journey_id FROM event_ids e WHERE e.project_id = $1 AND e.span_token = ANY($2::text[])`;
       const started = performance.now();
       await pools[j]!.query({ name: `bench-search-${j}`, text: sql, values: [PROJECT, [token(id)]] });
       times[j]!.push(performance.now() - started);

@@ -1,7 +1,7 @@
 // What day partitions of events cost ingestion (npm run bench:partitions; not a test). One
 // embedded PostgreSQL, two databases: one migrated up to the schema before migration 0017 (one
 // events table, unique on (project_id, id)), one fully migrated (day partitions, event_ids and
-// its trigger). Both hold the same journeys; batches of 100 new events go into each in turn,
+// its rows). Both hold the same journeys; batches of 100 new events go into each in turn,
 // each batch as ingestion writes it (the duplicate probe, then the INSERT, in one transaction),
 // so both sides see the same machine load. Prints ms per batch and the ratio, and replaces the
 // `## Event partitions` section of docs/benchmarks.md. BENCH_PARTITION_BATCHES (default 400)
@@ -138,8 +138,8 @@ async function main(): Promise<void> {
     const version = (await flat.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]!.v;
     const section = `## Event partitions
 
-What the day partitions of events (migration 0017: partitioned events, the event_ids table and
-the statement trigger that fills it) cost one ingestion batch's event writes: the duplicate probe
+What the day partitions of events (migration 0017: partitioned events and the event_ids table,
+written since migration 0020 by the statement that inserts the events) cost one ingestion batch's event writes: the duplicate probe
 and the INSERT of 100 new events in one transaction, against the single events table before it.
 ${BATCHES} batches per side, taken in turns on one PostgreSQL ${version} (embedded, fsync off)
 after ${PREFILL.toLocaleString('en')} events stored in each; ${os.cpus().length} CPUs, load average

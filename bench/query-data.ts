@@ -122,7 +122,7 @@ async function loadAliases(pool: Pool, v: ChunkValues, lo: number, hi: number): 
   );
 }
 
-/** Tokens of entity id, journey id, aliases and correlation id (trace and span ids: columns of events, loadEventChunk). */
+/** Tokens of entity id, journey id, aliases and correlation id (trace and span ids: columns of event_ids, written after the events). */
 async function loadTokens(pool: Pool, v: ChunkValues, lo: number, hi: number): Promise<void> {
   await pool.query(
     `INSERT INTO search_tokens (project_id, token, journey_id, kind, key_id)
@@ -138,20 +138,17 @@ async function loadTokens(pool: Pool, v: ChunkValues, lo: number, hi: number): P
 
 /**
  * Events of the journeys whose id starts with `jrn_<prefix>`: one per event_count, timeline spread
- * evenly; each carries the tokens of its trace and span ids, as ingestion writes them.
+ * evenly.
  */
 async function loadEventChunk(pool: Pool, v: ChunkValues, services: string[], prefix: string): Promise<void> {
   await pool.query(
     `INSERT INTO events (project_id, id, journey_id, environment_id, operation, name, service, event_timestamp, received_at,
-                         duration_ms, trace_id, span_id, trace_token, span_token, search_key_id, correlation_id, has_input,
-                         has_output, has_error, input_payload,
+                         duration_ms, trace_id, span_id, correlation_id, has_input, has_output, has_error, input_payload,
                          output_payload, error, deployment_metadata, runtime_metadata, stated_alias_ids, content_hash, content_hash_key_id)
      SELECT j.project_id, 'evt_' || substr(j.id, 5) || '_' || k, j.id, j.environment_id, e.operation, e.name,
             ($2::text[])[1 + (abs(hashtext(j.id)) + (k - 1) * 3) % 8], e.ts,
             e.ts + random() * interval '500 milliseconds', floor(random() * 800)::int,
-            'trace-' || left(md5(j.id), 24), 'span-' || k || '-' || left(md5(j.id), 8),
-            ${TOKEN(`'trace-' || left(md5(j.id), 24)`, '$5')}, ${TOKEN(`'span-' || k || '-' || left(md5(j.id), 8)`, '$5')}, $6::text,
-            'corr-' || left(j.id, 16),
+            'trace-' || left(md5(j.id), 24), 'span-' || k || '-' || left(md5(j.id), 8), 'corr-' || left(j.id, 16),
             k = 1, e.operation <> 'received', e.operation = 'failed',
             CASE WHEN k = 1 THEN jsonb_build_object('orderId', j.id, 'amount', round((random() * 500)::numeric, 2), 'currency', 'EUR', 'items', 1 + k) END,
             CASE WHEN e.operation <> 'received' THEN jsonb_build_object('ok', e.operation <> 'failed', 'step', k) END,
@@ -171,7 +168,7 @@ async function loadEventChunk(pool: Pool, v: ChunkValues, services: string[], pr
                                        WHEN k = j.event_count AND j.status = 'failed' THEN 'charge-card'
                                        ELSE 'step-' || k END AS name) e
       WHERE j.project_id = $1 AND j.id >= 'jrn_' || $3 AND j.id < 'jrn_' || $4`,
-    [v.projectId, services, prefix, nextPrefix(prefix), v.tokenKey, v.keyId],
+    [v.projectId, services, prefix, nextPrefix(prefix)],
   );
 }
 
@@ -223,8 +220,12 @@ export async function loadData(input: LoadInput): Promise<void> {
     await loadEventChunk(pool, values, SERVICES, prefix);
     log(`  events of journeys jrn_${prefix}…: done (${secondsSince(started)})`);
   }
-  // The ids ingestion writes beside each event (insertEvents), for every event at once.
-  await pool.query('INSERT INTO event_ids (project_id, id, journey_id, received_at) SELECT project_id, id, journey_id, received_at FROM events');
+  // The ids and trace and span tokens ingestion writes beside each event (insertEvents), for every event at once.
+  await pool.query(
+    `INSERT INTO event_ids (project_id, id, journey_id, received_at, trace_token, span_token, search_key_id)
+     SELECT project_id, id, journey_id, received_at, ${TOKEN('trace_id', '$1')}, ${TOKEN('span_id', '$1')}, $2 FROM events`,
+    [values.tokenKey, values.keyId],
+  );
   log(`  event ids (${secondsSince(started)})`);
   started = performance.now();
   for (const statement of rebuild) {

@@ -105,8 +105,8 @@ describe('migration 0022', () => {
     }
     const eventTokenRows = await rowsOf(
       source.pool,
-      `SELECT DISTINCT project_id, trace_token AS token, journey_id, 'trace_id' AS kind, search_key_id AS key_id FROM events WHERE trace_token IS NOT NULL
-       UNION SELECT DISTINCT project_id, span_token, journey_id, 'span_id', search_key_id FROM events WHERE span_token IS NOT NULL`,
+      `SELECT DISTINCT project_id, trace_token AS token, journey_id, 'trace_id' AS kind, search_key_id AS key_id FROM event_ids WHERE trace_token IS NOT NULL
+       UNION SELECT DISTINCT project_id, span_token, journey_id, 'span_id', search_key_id FROM event_ids WHERE span_token IS NOT NULL`,
     );
     await old.pool.query('INSERT INTO search_tokens SELECT * FROM json_populate_recordset(NULL::search_tokens, $1::json)', [eventTokenRows]);
     const oldRows = (await old.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM search_tokens WHERE kind IN ('trace_id', 'span_id')`)).rows[0]!.n;

@@ -265,7 +265,7 @@ export interface EventRow {
   parent_event_id: string | null;
   trace_id: string | null;
   span_id: string | null;
-  /** Search tokens of the normalized trace and span ids (migration 0022), under search_key_id. */
+  /** Search tokens of the normalized trace and span ids, under search_key_id: stored in event_ids (migration 0022). */
   trace_token: string | null;
   span_token: string | null;
   search_key_id: string | null;
@@ -303,15 +303,16 @@ export async function insertEvents(db: Queryable, projectId: string, rows: Event
           has_output boolean, has_error boolean, input_payload jsonb, output_payload jsonb, payload_diff jsonb, error jsonb, runtime_metadata jsonb, deployment_metadata jsonb, custom_metadata jsonb,
           stated_alias_ids int8[], content_hash text, content_hash_key_id text)
      ), ids AS (
-       INSERT INTO event_ids (project_id, id, journey_id, received_at) SELECT $1, r.id, r.journey_id, r.received_at FROM r
+       INSERT INTO event_ids (project_id, id, journey_id, received_at, trace_token, span_token, search_key_id)
+       SELECT $1, r.id, r.journey_id, r.received_at, r.trace_token, r.span_token, r.search_key_id FROM r
      )
      INSERT INTO events (project_id, id, journey_id, environment_id, operation, name, service, event_timestamp, received_at,
-        duration_ms, parent_event_id, trace_id, span_id, trace_token, span_token, search_key_id, message_id, correlation_id,
-        has_input, has_output, has_error, input_payload, output_payload, payload_diff, error, runtime_metadata, deployment_metadata,
-        custom_metadata, stated_alias_ids, content_hash, content_hash_key_id)
+        duration_ms, parent_event_id, trace_id, span_id, message_id, correlation_id, has_input, has_output, has_error,
+        input_payload, output_payload, payload_diff, error, runtime_metadata, deployment_metadata, custom_metadata,
+        stated_alias_ids, content_hash, content_hash_key_id)
      SELECT $1, r.id, r.journey_id, r.environment_id, r.operation, r.name, r.service, r.event_timestamp, r.received_at,
-        r.duration_ms, r.parent_event_id, r.trace_id, r.span_id, r.trace_token, r.span_token, r.search_key_id, r.message_id,
-        r.correlation_id, r.has_input, r.has_output, r.has_error, r.input_payload, r.output_payload, r.payload_diff, r.error, r.runtime_metadata, r.deployment_metadata, r.custom_metadata,
+        r.duration_ms, r.parent_event_id, r.trace_id, r.span_id, r.message_id, r.correlation_id, r.has_input, r.has_output,
+        r.has_error, r.input_payload, r.output_payload, r.payload_diff, r.error, r.runtime_metadata, r.deployment_metadata, r.custom_metadata,
         r.stated_alias_ids, r.content_hash, r.content_hash_key_id
        FROM r`,
     values: [projectId, JSON.stringify(rows)],

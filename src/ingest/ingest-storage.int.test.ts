@@ -197,11 +197,11 @@ describe('aliases and search tokens', () => {
         envelope({ journeyId, aliases: { email: 'x@example.com', crm: 'crm-9' }, traceId: 'trace-2' }),
       ],
     });
-    // Trace and span ids' tokens are columns of their event (migration 0022), the others rows.
+    // Trace and span ids' tokens sit in event_ids (migration 0022), the others are rows.
     const rows = (await db.pool.query<{ kind: string; token: string }>(
       `SELECT kind, token FROM search_tokens WHERE project_id = $1 AND journey_id = $2
-       UNION ALL SELECT 'trace_id', trace_token FROM events WHERE project_id = $1 AND journey_id = $2 AND trace_token IS NOT NULL
-       UNION ALL SELECT 'span_id', span_token FROM events WHERE project_id = $1 AND journey_id = $2 AND span_token IS NOT NULL`,
+       UNION ALL SELECT 'trace_id', trace_token FROM event_ids WHERE project_id = $1 AND journey_id = $2 AND trace_token IS NOT NULL
+       UNION ALL SELECT 'span_id', span_token FROM event_ids WHERE project_id = $1 AND journey_id = $2 AND span_token IS NOT NULL`,
       [project.projectId, journeyId],
     )).rows;
     const columnRows = await db.pool.query(
@@ -209,7 +209,7 @@ describe('aliases and search tokens', () => {
       [project.projectId, journeyId],
     );
     expect(columnRows.rows[0].n).toBe(0);
-    const keys = await db.pool.query('SELECT DISTINCT search_key_id FROM events WHERE project_id = $1 AND journey_id = $2', [project.projectId, journeyId]);
+    const keys = await db.pool.query('SELECT DISTINCT search_key_id FROM event_ids WHERE project_id = $1 AND journey_id = $2', [project.projectId, journeyId]);
     expect(keys.rows).toEqual([{ search_key_id: keyring.currentKeyId }]);
     const expected = ([
       ['entity_id', 'ORD-77'], ['journey_id', journeyId], ['alias', 'x@example.com'], ['alias', uuid], ['alias', 'crm-9'],

@@ -77,7 +77,7 @@ describe('the statements of a batch', () => {
       testEnvelope({ journeyId, messageId: 'msg-same', traceId: 'trace-same', aliases: { email: ' once@example.com ' } }),
     ]);
     expect(first.verdicts.map((v) => v.status)).toEqual(['accepted', 'accepted']);
-    // journey id, entity id, one message id, one alias (trace and span ids: columns of events)
+    // journey id, entity id, one message id, one alias (trace and span ids: columns of event_ids)
     expect(await tokensOf(journeyId)).toBe(4);
 
     const second = await store([testEnvelope({ journeyId, messageId: 'msg-same', correlationId: 'corr-new', aliases: { email: 'once@example.com' } })]);

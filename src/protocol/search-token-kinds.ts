@@ -36,8 +36,8 @@ export type EventFieldTokenKind = keyof typeof EVENT_FIELD_TOKEN_KINDS;
 export const EVENT_TOKEN_KINDS = Object.keys(EVENT_FIELD_TOKEN_KINDS) as EventFieldTokenKind[];
 
 /**
- * Event-field kinds whose tokens are columns of the event itself (`trace_token`, `span_token`,
- * migration 0022) rather than search_tokens rows: a batch's most numerous tokens, nearly one
+ * Event-field kinds whose tokens are columns of the event's event_ids row (`trace_token`,
+ * `span_token`, migration 0022) rather than search_tokens rows: a batch's most numerous tokens, nearly one
  * value per event. search_tokens rows of these kinds remain from before the migration.
  */
 export const EVENT_COLUMN_TOKEN_KINDS = ['trace_id', 'span_id'] as const satisfies readonly EventFieldTokenKind[];

@@ -133,8 +133,8 @@ export function journeyListStatement(scan: JourneyScan, text: string | null): { 
 
 /**
  * The statement of one search page: one probe of (project_id, token) per configured key in
- * search_tokens, and in the trace and span token indexes of events (migration 0022: those ids'
- * tokens are columns of their event). The subquery names the project by parameter, not by
+ * search_tokens, and in the trace and span token indexes of event_ids (migration 0022: those ids'
+ * tokens sit beside each event's id). The subquery names the project by parameter, not by
  * j.project_id: a correlated IN could not be planned as a semi-join.
  */
 export function searchStatement(scan: JourneyScan, tokens: string[]): { sql: string; values: unknown[] } {
@@ -145,9 +145,9 @@ export function searchStatement(scan: JourneyScan, tokens: string[]): { sql: str
   const page = `SELECT j.project_id, j.id FROM journeys j
      WHERE ${where} AND j.id IN (SELECT t.journey_id FROM search_tokens t WHERE t.project_id = ${project} AND t.token = ${wanted}
                                  UNION ALL
-                                 SELECT e.journey_id FROM events e WHERE e.project_id = ${project} AND e.trace_token = ${wanted}
+                                 SELECT i.journey_id FROM event_ids i WHERE i.project_id = ${project} AND i.trace_token = ${wanted}
                                  UNION ALL
-                                 SELECT e.journey_id FROM events e WHERE e.project_id = ${project} AND e.span_token = ${wanted})
+                                 SELECT i.journey_id FROM event_ids i WHERE i.project_id = ${project} AND i.span_token = ${wanted})
      ${ORDER} LIMIT ${params.add(scan.take)}`;
   return { sql: hydrate(page), values: params.values };
 }

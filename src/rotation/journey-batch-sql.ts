@@ -16,7 +16,7 @@ export interface JourneyBatchRows {
   /** Distinct clear ids of the journeys' events, by token kind. */
   eventValues: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; value: string }>;
   /** Events whose trace and span token columns (migration 0022) are under the previous key, with their clear ids. */
-  tokenedEvents: Array<{ projectId: string; id: string; receivedUs: string; traceId: string | null; spanId: string | null }>;
+  tokenedEvents: Array<{ projectId: string; id: string; traceId: string | null; spanId: string | null }>;
 }
 
 export interface JourneyWrites {
@@ -24,8 +24,8 @@ export interface JourneyWrites {
   aliases: Array<{ projectId: string; journeyId: string; id: number; stored: string; token: string }>;
   oldTokens: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; token: string }>;
   newTokens: Array<{ projectId: string; journeyId: string; kind: SearchTokenKind; token: string }>;
-  /** Token columns of events, recomputed under the current key (null: no id, or a blank one). */
-  eventTokens: Array<{ projectId: string; id: string; receivedUs: string; traceToken: string | null; spanToken: string | null }>;
+  /** Token columns of event_ids, recomputed under the current key (null: no id, or a blank one). */
+  eventTokens: Array<{ projectId: string; id: string; traceToken: string | null; spanToken: string | null }>;
 }
 
 // Each event-field kind is also the name of the events column holding its clear value.
@@ -85,10 +85,10 @@ export async function readJourneyBatch(client: PoolClient, previousKeyId: string
   // are written under the key of the moment, and a batch moves both), so the candidates above
   // include every journey with event token columns to move.
   const tokenedEvents = await client.query<JourneyBatchRows['tokenedEvents'][number]>(
-    `SELECT e.project_id AS "projectId", e.id, floor(extract(epoch from e.received_at) * 1000000)::int8::text AS "receivedUs",
-            e.trace_id AS "traceId", e.span_id AS "spanId"
-       FROM events e JOIN ${pairs} ON e.project_id = u.project_id AND e.journey_id = u.journey_id
-      WHERE e.search_key_id = $3`,
+    `SELECT e.project_id AS "projectId", e.id, e.trace_id AS "traceId", e.span_id AS "spanId"
+       FROM event_ids i JOIN ${pairs} ON i.project_id = u.project_id AND i.journey_id = u.journey_id
+       JOIN events e ON e.project_id = i.project_id AND e.id = i.id AND e.received_at = i.received_at
+      WHERE i.search_key_id = $3`,
     [projectIds, ids, previousKeyId],
   );
   return {
@@ -152,12 +152,10 @@ export async function writeJourneyBatch(
   // Not counted apart: the columns move with their journey, as rotate:status counts them (rows only).
   const events = writes.eventTokens;
   await client.query(
-    `UPDATE events e SET trace_token = u.trace_token, span_token = u.span_token, search_key_id = $6
-       FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::text[], $5::text[]) AS u(project_id, id, received_us, trace_token, span_token)
-      WHERE e.project_id = u.project_id AND e.id = u.id
-        AND e.received_at = timestamptz 'epoch' + u.received_us * interval '1 microsecond'`,
-    [events.map((e) => e.projectId), events.map((e) => e.id), events.map((e) => e.receivedUs), events.map((e) => e.traceToken),
-      events.map((e) => e.spanToken), keyring.currentKeyId],
+    `UPDATE event_ids i SET trace_token = u.trace_token, span_token = u.span_token, search_key_id = $5
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS u(project_id, id, trace_token, span_token)
+      WHERE i.project_id = u.project_id AND i.id = u.id`,
+    [events.map((e) => e.projectId), events.map((e) => e.id), events.map((e) => e.traceToken), events.map((e) => e.spanToken), keyring.currentKeyId],
   );
   return { entities: entities.rowCount ?? 0, aliases: aliases.rowCount ?? 0, tokens: removed.rowCount ?? 0 };
 }

@@ -87,7 +87,6 @@ function planValues(keyring: Keyring, previousKeyId: string, batch: JourneyBatch
     plan.writes.eventTokens.push({
       projectId: event.projectId,
       id: event.id,
-      receivedUs: event.receivedUs,
       traceToken: currentToken(keyring, event.traceId),
       spanToken: currentToken(keyring, event.spanId),
     });

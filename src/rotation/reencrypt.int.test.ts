@@ -108,7 +108,7 @@ describe('rotate:reencrypt', () => {
     expect(batches).toEqual([500, 500, 101]);
     const messages = await db.pool.query('SELECT key_id FROM search_tokens WHERE journey_id = $1 AND kind = $2', [journey!.journeyId, 'message_id']);
     expect(messages.rows).toEqual([{ key_id: KEYRING_B.currentKeyId }]);
-    const traces = await db.pool.query('SELECT DISTINCT trace_token, search_key_id FROM events WHERE journey_id = $1', [journey!.journeyId]);
+    const traces = await db.pool.query('SELECT DISTINCT trace_token, search_key_id FROM event_ids WHERE journey_id = $1', [journey!.journeyId]);
     expect(traces.rows).toEqual([{ trace_token: searchToken(KEYRING_B, journey!.traceId, 'current'), search_key_id: KEYRING_B.currentKeyId }]);
     expect((await cli(db.pool, KEYRING_BA, ['rotate:status'])).status).toBe(0);
   });

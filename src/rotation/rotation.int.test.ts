@@ -45,11 +45,11 @@ async function appUnder(keyring: Keyring): Promise<FastifyInstance> {
 /** Journey ids whose search tokens (looked up as the service does) match a plain value. */
 async function lookup(keyring: Keyring, value: string, kind: string): Promise<Array<{ journey_id: string; key_id: string }>> {
   const tokens = searchTokensForLookup(keyring, normalizeIdentifier(value)).map((t) => t.token);
-  // Trace and span ids of events stored since migration 0022 have their tokens on the event.
+  // Trace and span ids of events stored since migration 0022 have their tokens in event_ids.
   const column = ({ trace_id: 'trace_token', span_id: 'span_token' } as Record<string, string>)[kind];
   const result = await db.pool.query<{ journey_id: string; key_id: string }>(
     `SELECT journey_id, key_id FROM search_tokens WHERE project_id = $1 AND token = ANY($2::text[]) AND kind = $3
-     ${column ? `UNION SELECT journey_id, search_key_id FROM events WHERE project_id = $1 AND ${column} = ANY($2::text[])` : ''}`,
+     ${column ? `UNION SELECT journey_id, search_key_id FROM event_ids WHERE project_id = $1 AND ${column} = ANY($2::text[])` : ''}`,
     [project.projectId, tokens, kind],
   );
   return result.rows;
@@ -163,8 +163,8 @@ describe('key rotation from A to B', () => {
     expect(await keyIdsIn(`SELECT split_part(value_encrypted, '.', 2) AS key_id FROM journey_aliases`)).toEqual([b]);
     expect(await keyIdsIn('SELECT token_key_id AS key_id FROM journey_aliases')).toEqual([b]);
     expect(await keyIdsIn('SELECT key_id FROM search_tokens')).toEqual([b]);
-    expect(await keyIdsIn('SELECT search_key_id AS key_id FROM events WHERE trace_token IS NOT NULL OR span_token IS NOT NULL')).toEqual([b]);
-    expect(await keyIdsIn('SELECT search_key_id AS key_id FROM events WHERE trace_token IS NULL AND span_token IS NULL')).toEqual([]);
+    expect(await keyIdsIn('SELECT search_key_id AS key_id FROM event_ids WHERE trace_token IS NOT NULL OR span_token IS NOT NULL')).toEqual([b]);
+    expect(await keyIdsIn('SELECT search_key_id AS key_id FROM event_ids WHERE trace_token IS NULL AND span_token IS NULL')).toEqual([]);
     expect(await keyIdsIn(`SELECT split_part(headers_encrypted, '.', 2) AS key_id FROM replay_destinations`)).toEqual([b]);
     // Content hashes stay under the key that wrote them (event-protocol 7).
     expect(await keyIdsIn('SELECT content_hash_key_id AS key_id FROM events')).toEqual([KEYRING_A.currentKeyId, b].sort());
