@@ -33,13 +33,13 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function lagSeconds(server: BenchServer): Promise<number> {
   const result = await server.pool.query<{ lag: number | null }>(
-    'SELECT EXTRACT(EPOCH FROM (clock_timestamp() - min(findings_pending_at)))::float8 AS lag FROM journeys WHERE findings_pending IS NOT NULL',
+    'SELECT EXTRACT(EPOCH FROM (clock_timestamp() - min(pending_at)))::float8 AS lag FROM journey_findings_pending',
   );
   return Math.max(0, result.rows[0]?.lag ?? 0);
 }
 
 async function pending(server: BenchServer): Promise<number> {
-  return (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys WHERE findings_pending IS NOT NULL')).rows[0]!.n;
+  return (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journey_findings_pending')).rows[0]!.n;
 }
 
 /**
@@ -72,7 +72,7 @@ async function run(server: BenchServer, withAnalyzer: boolean) {
   // Journeys left from the previous run are analysed first, off the clock.
   const analyzer = withAnalyzer ? startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 100 }) : null;
   if (analyzer) while ((await pending(server)) > 0) await analyzer.drain();
-  else await server.pool.query('UPDATE journeys SET findings_pending = NULL, findings_pending_at = NULL WHERE findings_pending IS NOT NULL');
+  else await server.pool.query('DELETE FROM journey_findings_pending');
   const lags: number[] = [];
   let sampling = withAnalyzer;
   const sampler = (async () => {
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     const lags = withAnalyzer.flatMap((r) => r.lags);
     const drains = withAnalyzer.map((r) => r.drainMs);
     const journeys = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys')).rows[0]!.n;
-    const findings = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journey_findings')).rows[0]!.n;
+    const findings = (await server.pool.query<{ n: number }>('SELECT COALESCE(sum(cardinality(kind)), 0)::int AS n FROM journey_findings')).rows[0]!.n;
     const sortedLags = [...lags].sort((a, b) => a - b);
     const rateWithout = median(without.map((r) => r.eventsPerSecond));
     const rateWith = median(withAnalyzer.map((r) => r.eventsPerSecond));
@@ -183,7 +183,8 @@ CPU is counted from the start of each load (warm-up included) until its last jou
 ingested; the load generator's own CPU is not counted. Unlike the rates it hardly depends on what else the machine runs, and
 it counts the analyzer's work whether done during the load or after it.
 ${journeys} journeys and ${findings} findings at the end (${f(findings / Math.max(1, journeys))} per journey: each step's output has
-another shape than its input, so every input field reads as lost there; a worst case of rows to write).
+another shape than its input, so every input field reads as lost there; a worst case of findings to write,
+stored as one row per journey).
 
 How to read it: with the load, the server and PostgreSQL on two cores, the analyzer's work competes with ingestion for
 CPU, and the rate lost depends on how much of that work falls inside a run rather than after it (the drain time): a run of

@@ -7,7 +7,7 @@
 import type { Queryable } from '../db/pool.ts';
 import type { JourneyPosition } from './cursor.ts';
 import type { JourneyRecord } from './details-sql.ts';
-import { findingsJsonSql } from './findings-sql.ts';
+import { findingsJsonSql, hasFindingSql } from './findings-sql.ts';
 import { epochMicrosSql, microsText } from './micros.ts';
 
 /** Findings shown on one list item; the journey read shows them all. */
@@ -56,9 +56,7 @@ function conditions(scan: JourneyScan, params: Params): string {
   if (scan.service !== null) where.push(`j.services @> ARRAY[${params.add(scan.service)}::text]`);
   if (scan.entityType !== null) where.push(`j.entity_type = ${params.add(scan.entityType)}`);
   if (scan.finding !== null) {
-    const path = scan.finding.path === null ? '' : ` AND f.path = ${params.add(scan.finding.path)}`;
-    where.push(`EXISTS (SELECT 1 FROM journey_findings f WHERE f.project_id = j.project_id AND f.journey_id = j.id
-                          AND f.kind = ${params.add(scan.finding.kind)}${path})`);
+    where.push(hasFindingSql(params.add(scan.finding.kind), scan.finding.path === null ? null : params.add(scan.finding.path)));
   }
   if (scan.after !== null) {
     const at = params.add(microsText(scan.after.lastEventUs));
