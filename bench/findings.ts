@@ -6,7 +6,8 @@
 // is how long after ingestion a journey's findings can still be missing. Replaces the
 // `## Findings` section of docs/benchmarks.md. It also counts the CPU the server process and
 // PostgreSQL spend per event, with and without the analyzer: a figure that hardly depends on
-// what else the machine runs. FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS change the load.
+// what else the machine runs. FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS change the load;
+// FINDINGS_BENCH_ALONE=1 measures only the analyzer alone, RUNS times.
 
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +27,8 @@ const LAG_SAMPLE_MS = 200;
 const TARGET_LAG_S = 5;
 const TARGET_SLOWDOWN = 0.1;
 const DOCS = new URL('../docs/benchmarks.md', import.meta.url);
+/** FINDINGS_BENCH_ALONE=1: only the analyzer alone, RUNS times, printed and not written to the docs. */
+const ALONE_ONLY = process.env.FINDINGS_BENCH_ALONE === '1';
 
 const f = (n: number, digits = 0) => n.toFixed(digits);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -126,6 +129,14 @@ async function main(): Promise<void> {
   const loadAtStart = os.loadavg()[0]!.toFixed(1);
   const server = await startBenchServer({ findingsAnalyzerEnabled: false });
   try {
+    if (ALONE_ONLY) {
+      // Only the analyzer alone, RUNS times: its CPU per journey, compared across versions.
+      for (let i = 0; i < RUNS; i++) {
+        const solo = await alone(server);
+        process.stdout.write(`analyzer alone ${i + 1}: ${f(solo.journeysPerSecond)} journeys/s, CPU per journey ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs (load average ${os.loadavg()[0]!.toFixed(1)})\n`);
+      }
+      return;
+    }
     const without: Awaited<ReturnType<typeof run>>[] = [];
     const withAnalyzer: Awaited<ReturnType<typeof run>>[] = [];
     for (let i = 0; i < RUNS; i++) {

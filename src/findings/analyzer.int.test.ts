@@ -139,6 +139,25 @@ describe('the findings analyzer', () => {
     expect(after.filter((f) => f.kind === 'failed').map((f) => f.first)).toEqual(['2026-03-04 00:00:00+00']);
   });
 
+  it('stores one row per journey with findings and leaves the journeys rows as ingestion wrote them', async () => {
+    await ingest(fx, 'production', everyContactJourney());
+    const journeyRows = async () => (await fx.db.pool.query<{ id: string; ctid: string }>(`SELECT id, ctid::text AS ctid FROM journeys ORDER BY id`)).rows;
+    const before = await journeyRows();
+    await drainAll(analyzer(), fx.db.pool);
+    // Clearing a mark rewrites nothing of journeys (a new row version would move it).
+    expect(await journeyRows()).toEqual(before);
+    const rows = await fx.db.pool.query<{ journey_id: string; findings: number }>(
+      `SELECT journey_id, cardinality(kind) AS findings FROM journey_findings ORDER BY journey_id`,
+    );
+    const withFindings = [];
+    for (const { id } of before) {
+      const findings = await storedFindings(fx.db.pool, fx.projectId, id);
+      if (findings.length > 0) withFindings.push({ journey_id: id, findings: findings.length });
+    }
+    expect(withFindings.length).toBeGreaterThan(0);
+    expect(rows.rows).toEqual(withFindings);
+  });
+
   it('keeps at most 100 findings per journey; the list shows 10 of them, the journey read all', async () => {
     const wide = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`field${i}`, i]));
     await ingest(fx, 'production', [{ id: 'wide-1', journeyId: 'jrn-wide', timestamp: '2026-02-10T10:00:00.000Z', input: wide, output: {} }]);
