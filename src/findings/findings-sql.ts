@@ -4,6 +4,7 @@
 
 import type { Queryable } from '../db/pool.ts';
 import type { FindingKind, FindingStep, JourneyFinding } from './analyze.ts';
+import { ArrayLiteral } from './array-literals.ts';
 import type { PendingJourney } from './pending-sql.ts';
 
 export interface AnalysedJourney {
@@ -32,6 +33,8 @@ interface StoredRow extends FindingArrays {
 }
 
 const ARRAY_COLUMNS = ['kind', 'path', 'step_event_id', 'step_service', 'step_name', 'in_transit', 'from_event_id', 'from_service', 'from_name'] as const;
+/** The text columns, in the order of the statement's parameters ($7 to $11, $13 to $15). */
+const TEXT_COLUMNS = ['kind', 'path', 'step_event_id', 'step_service', 'step_name', 'from_event_id', 'from_service', 'from_name'] as const;
 
 /** The same finding (what first_found_at follows across analyses): kind, path, where and from where. */
 const identity = (row: FindingArrays, i: number) =>
@@ -160,6 +163,8 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
 /**
  * The rows to write as flat arrays (what unnest reads): one element per journey for what its
  * findings share, one per finding for the rest with the journey's place (1-based) beside it.
+ * The per-finding arrays go as array literals built here (array-literals.ts): node-postgres
+ * serialises an array element by element, which cost the analyzer more than its statements.
  */
 class Writes {
   private readonly journeys: PendingJourney[] = [];
@@ -176,16 +181,29 @@ class Writes {
   }
 
   values(): unknown[] {
-    const flat = (pick: (row: StoredRow) => readonly unknown[]) => this.rows.flatMap(pick);
+    const journeyOf = new ArrayLiteral();
+    const texts = TEXT_COLUMNS.map(() => new ArrayLiteral());
+    const inTransit = new ArrayLiteral();
+    const firstFound = new ArrayLiteral();
+    this.rows.forEach((row, index) => {
+      for (let i = 0; i < row.kind.length; i++) {
+        journeyOf.plain(String(index + 1));
+        TEXT_COLUMNS.forEach((column, c) => texts[c]!.text(row[column][i] ?? null));
+        inTransit.plain(row.in_transit[i] ? 't' : 'f');
+        firstFound.plain(row.first_found_at[i]!.toISOString());
+      }
+    });
     return [
       this.journeys.map((j) => j.projectId),
       this.journeys.map((j) => j.id),
       this.rows.map((r) => r.environment_id),
       this.rows.map((r) => r.entity_type),
       this.rows.map((r) => r.observed_at),
-      this.rows.flatMap((r, i) => r.kind.map(() => i + 1)),
-      ...ARRAY_COLUMNS.map((column) => flat((r) => r[column])),
-      flat((r) => r.first_found_at),
+      journeyOf.toString(),
+      ...texts.slice(0, 5).map(String),
+      inTransit.toString(),
+      ...texts.slice(5).map(String),
+      firstFound.toString(),
       this.gone.map((j) => j.projectId),
       this.gone.map((j) => j.id),
     ];
