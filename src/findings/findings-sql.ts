@@ -33,8 +33,6 @@ interface StoredRow extends FindingArrays {
 }
 
 const ARRAY_COLUMNS = ['kind', 'path', 'step_event_id', 'step_service', 'step_name', 'in_transit', 'from_event_id', 'from_service', 'from_name'] as const;
-/** The text columns, in the order of the statement's parameters ($7 to $11, $13 to $15). */
-const TEXT_COLUMNS = ['kind', 'path', 'step_event_id', 'step_service', 'step_name', 'from_event_id', 'from_service', 'from_name'] as const;
 
 /** The same finding (what first_found_at follows across analyses): kind, path, where and from where. */
 const identity = (row: FindingArrays, i: number) =>
@@ -122,11 +120,16 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
     `WITH journey AS (
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::timestamptz[])
          WITH ORDINALITY AS j(project_id, journey_id, environment_id, entity_type, observed_at, n)
+     ), step AS (
+       SELECT * FROM unnest($6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS s(event_id, service, name, n)
      ), flat AS (
-       SELECT * FROM unnest($6::int8[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bool[], $13::text[],
-                            $14::text[], $15::text[], $16::timestamptz[])
-         WITH ORDINALITY AS r(journey, kind, path, step_event_id, step_service, step_name, in_transit, from_event_id, from_service,
-                              from_name, first_found_at, ordinal)
+       SELECT r.journey, r.kind, r.path, s.event_id AS step_event_id, s.service AS step_service, s.name AS step_name, r.in_transit,
+              f.event_id AS from_event_id, f.service AS from_service, f.name AS from_name, COALESCE(r.first_found_at, $9) AS first_found_at,
+              r.ordinal
+         FROM unnest($10::int8[], $11::text[], $12::text[], $13::int8[], $14::bool[], $15::int8[], $16::timestamptz[])
+                WITH ORDINALITY AS r(journey, kind, path, step, in_transit, from_step, first_found_at, ordinal)
+         LEFT JOIN step s ON s.n = r.step
+         LEFT JOIN step f ON f.n = r.from_step
      ), grouped AS (
        SELECT journey, array_agg(kind ORDER BY ordinal) AS kind, array_agg(path ORDER BY ordinal) AS path,
               array_agg(step_event_id ORDER BY ordinal) AS step_event_id, array_agg(step_service ORDER BY ordinal) AS step_service,
@@ -155,16 +158,18 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
        RETURNING 1
      )
      SELECT count(*)::int AS cleared FROM cleared`,
-    [...writes.values(), cleared.map((j) => j.projectId), cleared.map((j) => j.id), cleared.map((j) => j.pending)],
+    [...writes.values(now), cleared.map((j) => j.projectId), cleared.map((j) => j.id), cleared.map((j) => j.pending)],
   );
   return result.rows[0]!.cleared;
 }
 
 /**
  * The rows to write as flat arrays (what unnest reads): one element per journey for what its
- * findings share, one per finding for the rest with the journey's place (1-based) beside it.
- * The per-finding arrays go as array literals built here (array-literals.ts): node-postgres
- * serialises an array element by element, which cost the analyzer more than its statements.
+ * findings share; one per finding for the rest, with the journey's place (1-based) beside it,
+ * its step and from step as places in a list of the batch's distinct steps, and its first-found
+ * time null when it is now. Few elements per finding, and array literals built here
+ * (array-literals.ts): node-postgres serialises an array parameter element by element, which
+ * cost the analyzer more than its statements (docs/benchmarks.md, Findings).
  */
 class Writes {
   private readonly journeys: PendingJourney[] = [];
@@ -180,17 +185,38 @@ class Writes {
     this.gone.push(journey);
   }
 
-  values(): unknown[] {
-    const journeyOf = new ArrayLiteral();
-    const texts = TEXT_COLUMNS.map(() => new ArrayLiteral());
-    const inTransit = new ArrayLiteral();
-    const firstFound = new ArrayLiteral();
+  values(now: Date): unknown[] {
+    // Each part with its length first: no two different steps share a key.
+    const part = (value: string | null) => (value === null ? '-' : `${value.length}:${value}`);
+    const steps = new Map<string, string>();
+    const step = { eventId: new ArrayLiteral(), service: new ArrayLiteral(), name: new ArrayLiteral() };
+    const place = (eventId: string | null, service: string | null, name: string | null): string => {
+      if (eventId === null && service === null && name === null) return 'NULL';
+      const key = `${part(eventId)}${part(service)}${part(name)}`;
+      let at = steps.get(key);
+      if (at === undefined) {
+        at = String(steps.size + 1);
+        steps.set(key, at);
+        step.eventId.text(eventId);
+        step.service.text(service);
+        step.name.text(name);
+      }
+      return at;
+    };
+    const finding = { journey: new ArrayLiteral(), kind: new ArrayLiteral(), path: new ArrayLiteral(), step: new ArrayLiteral(),
+      inTransit: new ArrayLiteral(), from: new ArrayLiteral(), firstFound: new ArrayLiteral() };
+    const nowMs = now.getTime();
     this.rows.forEach((row, index) => {
+      const journey = String(index + 1);
       for (let i = 0; i < row.kind.length; i++) {
-        journeyOf.plain(String(index + 1));
-        TEXT_COLUMNS.forEach((column, c) => texts[c]!.text(row[column][i] ?? null));
-        inTransit.plain(row.in_transit[i] ? 't' : 'f');
-        firstFound.plain(row.first_found_at[i]!.toISOString());
+        finding.journey.plain(journey);
+        finding.kind.plain(row.kind[i]!);
+        finding.path.text(row.path[i] ?? null);
+        finding.step.plain(place(row.step_event_id[i] ?? null, row.step_service[i] ?? null, row.step_name[i] ?? null));
+        finding.inTransit.plain(row.in_transit[i] ? 't' : 'f');
+        finding.from.plain(place(row.from_event_id[i] ?? null, row.from_service[i] ?? null, row.from_name[i] ?? null));
+        const first = row.first_found_at[i]!;
+        finding.firstFound.plain(first.getTime() === nowMs ? 'NULL' : first.toISOString());
       }
     });
     return [
@@ -199,11 +225,9 @@ class Writes {
       this.rows.map((r) => r.environment_id),
       this.rows.map((r) => r.entity_type),
       this.rows.map((r) => r.observed_at),
-      journeyOf.toString(),
-      ...texts.slice(0, 5).map(String),
-      inTransit.toString(),
-      ...texts.slice(5).map(String),
-      firstFound.toString(),
+      ...[step.eventId, step.service, step.name].map(String),
+      now,
+      ...Object.values(finding).map(String),
       this.gone.map((j) => j.projectId),
       this.gone.map((j) => j.id),
     ];
