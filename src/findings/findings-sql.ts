@@ -186,21 +186,20 @@ class Writes {
   }
 
   values(now: Date): unknown[] {
-    // Each part with its length first: no two different steps share a key.
-    const part = (value: string | null) => (value === null ? '-' : `${value.length}:${value}`);
-    const steps = new Map<string, string>();
+    // The batch's distinct steps, found by event id without building a key per finding.
+    const byEvent = new Map<string | null, Array<{ service: string | null; name: string | null; at: string }>>();
     const step = { eventId: new ArrayLiteral(), service: new ArrayLiteral(), name: new ArrayLiteral() };
+    let count = 0;
     const place = (eventId: string | null, service: string | null, name: string | null): string => {
       if (eventId === null && service === null && name === null) return 'NULL';
-      const key = `${part(eventId)}${part(service)}${part(name)}`;
-      let at = steps.get(key);
-      if (at === undefined) {
-        at = String(steps.size + 1);
-        steps.set(key, at);
-        step.eventId.text(eventId);
-        step.service.text(service);
-        step.name.text(name);
-      }
+      let known = byEvent.get(eventId);
+      if (known === undefined) byEvent.set(eventId, (known = []));
+      for (const candidate of known) if (candidate.service === service && candidate.name === name) return candidate.at;
+      const at = String(++count);
+      known.push({ service, name, at });
+      step.eventId.text(eventId);
+      step.service.text(service);
+      step.name.text(name);
       return at;
     };
     const finding = { journey: new ArrayLiteral(), kind: new ArrayLiteral(), path: new ArrayLiteral(), step: new ArrayLiteral(),
