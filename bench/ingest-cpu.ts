@@ -32,6 +32,9 @@ const HEADING = '## Ingestion: Node CPU per batch';
 interface Pipeline {
   parseJsonBodyWithBudget(body: Buffer): { value: unknown };
   checkStructuralLimits(envelope: unknown, max: number): unknown;
+  /** Since the limit walk also tells whether the text is storable (absent before). */
+  inspectEnvelope?(envelope: unknown, max: number): { refusal: unknown; storableText: boolean };
+  findUnstorable(value: unknown, basePath?: string): string | null;
   validateEnvelope(envelope: unknown): { ok: boolean; event?: any };
   canonicalEventJson(event: any): string;
   contentHash(keyring: Keyring, canonical: string): unknown;
@@ -100,7 +103,15 @@ async function runStages(p: Pipeline, keyring: Keyring, body: Buffer, journeys: 
   };
   const envelopes = (p.parseJsonBodyWithBudget(body).value as { events: unknown[] }).events;
   lap('JSON body check and parse');
-  for (const e of envelopes) if (p.checkStructuralLimits(e, ctx.maxEventPayloadBytes) !== null) throw new Error('refused');
+  const storable = envelopes.map((e) => {
+    if (p.inspectEnvelope === undefined) {
+      if (p.checkStructuralLimits(e, ctx.maxEventPayloadBytes) !== null) throw new Error('refused');
+      return false;
+    }
+    const inspection = p.inspectEnvelope(e, ctx.maxEventPayloadBytes);
+    if (inspection.refusal !== null) throw new Error('refused');
+    return inspection.storableText;
+  });
   lap('structural limits');
   const events = envelopes.map((e) => p.validateEnvelope(e).event);
   lap('validation');
@@ -114,7 +125,9 @@ async function runStages(p: Pipeline, keyring: Keyring, body: Buffer, journeys: 
   lap('payload diff');
   events.forEach((e, i) => {
     const c = captures[i];
-    p.findUnstorableEventValue(e, {
+    // Storable text leaves only the masked error to check, as prepareEvent does.
+    if (storable[i]) return c.error === null ? null : p.findUnstorable(c.error, 'event.error');
+    return p.findUnstorableEventValue(e, {
       input: c.inputPayload, output: c.outputPayload, error: c.error, runtime: c.runtimeMetadata,
       deployment: c.deploymentMetadata, metadata: c.customMetadata,
     });
