@@ -35,7 +35,7 @@ interface Pipeline {
   /** Since the limit walk also tells whether the text is storable (absent before). */
   inspectEnvelope?(envelope: unknown, max: number): { refusal: unknown; storableText: boolean };
   findUnstorable(value: unknown, basePath?: string): string | null;
-  validateEnvelope(envelope: unknown): { ok: boolean; event?: any };
+  validateEnvelope(envelope: unknown, options?: { sharePayloads?: boolean }): { ok: boolean; event?: any };
   canonicalEventJson(event: any): string;
   contentHash(keyring: Keyring, canonical: string): unknown;
   applyCapture(event: any, settings: unknown, full: boolean): any;
@@ -113,7 +113,7 @@ async function runStages(p: Pipeline, keyring: Keyring, body: Buffer, journeys: 
     return inspection.storableText;
   });
   lap('structural limits');
-  const events = envelopes.map((e) => p.validateEnvelope(e).event);
+  const events = envelopes.map((e) => p.validateEnvelope(e, { sharePayloads: true }).event); // as prepareEvent asks
   lap('validation');
   const canonicals = events.map((e) => p.canonicalEventJson(e));
   lap('canonical JSON');

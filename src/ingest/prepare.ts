@@ -62,7 +62,8 @@ export function prepareEvent(envelope: unknown, ctx: PrepareContext): Preparatio
   const { refusal: structural, storableText } = inspectEnvelope(envelope, ctx.maxEventPayloadBytes);
   if (structural !== null) return refuse(envelope, structural.code, structural.message, structural.details);
 
-  const validated = validateEnvelope(envelope);
+  // The envelope is the request's own parsed body (or an in-process copy nobody changes later).
+  const validated = validateEnvelope(envelope, { sharePayloads: true });
   if (!validated.ok) return refuse(envelope, validated.code, validated.message, validated.details);
   const event = validated.event;
 
