@@ -15,7 +15,7 @@
 // BENCH_CPU_BATCHES sets the batches per side (default 400).
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -62,6 +62,10 @@ function extractBaseline(commit: string): string {
   if (!existsSync(path.join(dir, 'src'))) {
     mkdirSync(dir, { recursive: true });
     execFileSync('sh', ['-c', `git archive ${sha} src | tar -x -C "${dir}"`], { cwd: ROOT });
+    // Below node_modules no package.json of ours applies: without these the old code would be
+    // compiled as CommonJS for another target, and measure differently for that alone.
+    writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
+    copyFileSync(path.join(ROOT, 'tsconfig.json'), path.join(dir, 'tsconfig.json'));
   }
   return path.join(dir, 'src');
 }
