@@ -12,7 +12,8 @@
 // under node_modules/.cache) and alternates old and new batch by batch in this one process, so
 // that both sides see the same machine load. Prints the figures and replaces the
 // `## Ingestion: Node CPU per batch` section of docs/benchmarks.md.
-// BENCH_CPU_BATCHES sets the batches per side (default 400).
+// `--at <commit>` measures that commit instead of the working tree (one change: `--baseline
+// <commit>~ --at <commit>`). BENCH_CPU_BATCHES sets the batches per side (default 400).
 
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -173,14 +174,15 @@ interface Side { label: string; pipeline: Pipeline; stages: Map<Stage, number[]>
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const baselineAt = args.indexOf('--baseline');
-  const baseline = baselineAt >= 0 ? args[baselineAt + 1] : undefined;
+  const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+  const baseline = option('--baseline');
+  const at = option('--at');
   const keyring = createKeyring({ current: 'bench-ingest-cpu-key-0123456789abcdef' });
   const sides: Side[] = [];
   const side = async (label: string, src: string) =>
     sides.push({ label, pipeline: await loadPipeline(src), stages: new Map(STAGES.map((s) => [s, []])), whole: [] });
   if (baseline !== undefined) await side(`before (${baseline})`, extractBaseline(baseline));
-  await side('now', path.join(ROOT, 'src'));
+  await side(at === undefined ? 'now' : `after (${at})`, at === undefined ? path.join(ROOT, 'src') : extractBaseline(at));
 
   const loadBefore = os.loadavg()[0]!;
   const bodies = Array.from({ length: 16 }, (_, i) => Buffer.from(JSON.stringify({ events: makeBatch(`cpu${i}`) })));
@@ -207,7 +209,7 @@ async function main(): Promise<void> {
   const lines = [
     HEADING,
     '',
-    `Measured on ${new Date().toISOString().slice(0, 10)} with \`npm run bench:ingest-cpu${baseline ? ` -- --baseline ${baseline}` : ''}\` (bench/ingest-cpu.ts): Node ${process.version},`,
+    `Measured on ${new Date().toISOString().slice(0, 10)} with \`npm run bench:ingest-cpu${baseline ? ` -- --baseline ${baseline}${at ? ` --at ${at}` : ''}` : ''}\` (bench/ingest-cpu.ts): Node ${process.version},`,
     `${os.availableParallelism()} cores, load average ${loadBefore.toFixed(1)} when it began and ${loadAfter.toFixed(1)} when it ended. CPU time (process.cpuUsage) per`,
     `100-event batch of bench:ingest's shape (25 new journeys of four steps, about ${eventBytes} bytes an event,`,
     '`redacted-payload` capture), median of ' + `${BATCHES} batches${sides.length > 1 ? ' per side, old and new alternating batch by batch in one process' : ''}.`,
