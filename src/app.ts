@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AuthContext } from './auth/credentials.ts';
+import { VerifiedApiKeys } from './auth/verified-api-keys.ts';
 import type { Config } from './config/config.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import type { Pool } from './db/pool.ts';
@@ -168,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustedProxyCount: deps.config.trustedProxyCount,
     now: deps.now ?? Date.now,
     sessionLimits: { idleMinutes: deps.config.sessionIdleMinutes, maxHours: deps.config.sessionMaxHours },
+    verifiedKeys: new VerifiedApiKeys(),
   };
 
   function clientAddress(raw: IncomingMessage): string {

@@ -7,6 +7,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/pool.ts';
 import { resolveClientAddress, throttleKey } from '../http/client-address.ts';
 import { AppError, errors } from '../http/errors.ts';
+import { SETTLE_CREDENTIAL } from '../http/route-contract.ts';
 import type { FailedCredentialThrottle } from '../http/throttle.ts';
 import type { EnvironmentRow } from '../projects/environments-sql.ts';
 import { findProjectById, soleProjectId } from '../projects/projects-sql.ts';
@@ -16,6 +17,7 @@ import { findActiveUser, memberProjects, memberRole, type UserPrincipal } from '
 import { findPersonalTokenByPrefix, touchPersonalToken } from './personal-tokens-sql.ts';
 import type { SessionLimits } from './user-sessions.ts';
 import { requiredRule, roleIncludes, type Role } from './policy.ts';
+import type { VerifiedApiKey, VerifiedApiKeys } from './verified-api-keys.ts';
 
 export type { UserPrincipal } from './people-sql.ts';
 export type { Role } from './policy.ts';
@@ -34,6 +36,8 @@ export interface AuthContext {
    * only credential (an admin-token session or a person's), and Authorization headers are ignored.
    */
   session?: (request: FastifyRequest) => Promise<Principal | null>;
+  /** This instance's verified API keys (search and the list confirm them in their statement). */
+  verifiedKeys?: VerifiedApiKeys;
 }
 
 /** Who a request acts as, once its credential is accepted. */
@@ -69,6 +73,26 @@ export interface ApiKeyPrincipal {
   environmentId: string;
   environmentName: string;
   environment: EnvironmentRow;
+  /** Set when the key was checked against this instance's verified keys: its row is still to confirm. */
+  unconfirmed?: KeyStanding;
+}
+
+/** The key row as it was verified: the read's statement confirms it still stands so. */
+export interface KeyStanding {
+  prefix: string;
+  keyId: string;
+  projectId: string;
+  hash: string;
+  hashKeyId: string;
+}
+
+/** A reader whose API key is confirmed by the read's own statement instead of a lookup. */
+export interface UnconfirmedKey {
+  standing: KeyStanding;
+  /** The statement found the row as verified; records the key's use (to the minute) unless recent. */
+  confirmed(recentlyUsed: boolean): Promise<void>;
+  /** It did not: the full check with its lookup, a fresh scope or the refusal (401). */
+  check(): Promise<ReadScope>;
 }
 
 /** What a reader may see: a whole project (admin) or one environment of it (API key). */
@@ -77,6 +101,7 @@ export interface ReadScope {
   /** Set for an API key: it reads its own environment only. */
   environmentId: string | null;
   environmentName: string | null;
+  unconfirmed?: UnconfirmedKey;
 }
 
 /**
@@ -101,23 +126,41 @@ export function requestBearerToken(request: FastifyRequest): string | null {
   return count > 1 ? '' : bearerToken(request.headers.authorization);
 }
 
-async function apiKeyFromToken(ctx: AuthContext, token: string): Promise<ApiKeyPrincipal | null> {
+function keyPrincipal(key: VerifiedApiKey | ApiKeyRecord): ApiKeyPrincipal {
+  return {
+    kind: 'api-key',
+    keyId: key.id,
+    prefix: key.prefix,
+    projectId: key.projectId,
+    environmentId: key.environmentId,
+    environmentName: key.environmentName,
+    environment: key.environment,
+  };
+}
+
+/**
+ * `deferred`: a key this instance verified before is checked in memory, its row's standing left
+ * to the caller's statement (ApiKeyPrincipal.unconfirmed). Only a verdict under the current key
+ * is kept, so a key still hashed under the previous one always takes the full path and is re-hashed.
+ */
+async function apiKeyFromToken(ctx: AuthContext, token: string, deferred = false): Promise<ApiKeyPrincipal | null> {
   const prefix = parseApiKeyShape(token);
   if (prefix === null) return null;
+  const known = deferred ? ctx.verifiedKeys?.get(prefix) : undefined;
+  if (known && verifyApiKey(ctx.keyring, token, { keyId: known.hashKeyId, hash: known.hash }) === 'current') {
+    const { id: keyId, projectId, hash, hashKeyId } = known;
+    return { ...keyPrincipal(known), unconfirmed: { prefix, keyId, projectId, hash, hashKeyId } };
+  }
   const record = await findApiKeyByPrefix(ctx.db, prefix);
-  if (record === null || record.revoked) return null;
+  if (record === null || record.revoked) {
+    ctx.verifiedKeys?.forget(prefix);
+    return null;
+  }
   const verdict = verifyApiKey(ctx.keyring, token, { keyId: record.hashKeyId, hash: record.hash });
   if (verdict === false) return null;
   await recordUse(ctx, record, token, verdict);
-  return {
-    kind: 'api-key',
-    keyId: record.id,
-    prefix: record.prefix,
-    projectId: record.projectId,
-    environmentId: record.environmentId,
-    environmentName: record.environmentName,
-    environment: record.environment,
-  };
+  if (verdict === 'current') ctx.verifiedKeys?.remember(record);
+  return keyPrincipal(record);
 }
 
 async function recordUse(ctx: AuthContext, record: ApiKeyRecord, token: string, verdict: 'current' | 'previous') {
@@ -156,13 +199,13 @@ type Verdict = Principal;
  * the lock is checked before any credential; while locked only a valid API key on a read
  * route gets through; every refusal is counted against the source address.
  */
-async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
+async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean, deferKey = false): Promise<Verdict> {
   // Decided once per request: a route checks before reading its body and again in its handler.
   const key = request.raw ?? request;
   const cached = throttledVerdicts.get(key);
-  if (cached !== undefined && cached.acceptApiKey === acceptApiKey) return cached.verdict;
-  const verdict = checkThrottledOnce(request, ctx, acceptApiKey);
-  throttledVerdicts.set(key, { acceptApiKey, verdict });
+  if (cached !== undefined && cached.acceptApiKey === acceptApiKey && cached.deferKey === deferKey) return cached.verdict;
+  const verdict = checkThrottledOnce(request, ctx, acceptApiKey, deferKey);
+  throttledVerdicts.set(key, { acceptApiKey, deferKey, verdict });
   return verdict;
 }
 
@@ -180,10 +223,10 @@ async function personFromToken(ctx: AuthContext, token: string): Promise<Princip
   return { kind: 'user', user, tokenPrefix: record.prefix, sessionId: null };
 }
 
-const throttledVerdicts = new WeakMap<object, { acceptApiKey: boolean; verdict: Promise<Verdict> }>();
+const throttledVerdicts = new WeakMap<object, { acceptApiKey: boolean; deferKey: boolean; verdict: Promise<Verdict> }>();
 const apiKeyVerdicts = new WeakMap<object, Promise<ApiKeyPrincipal>>();
 
-async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
+async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean, deferKey: boolean): Promise<Verdict> {
   if (ctx.session) {
     // A session was earned through the throttled sign-in; a missing or stale cookie is no guess.
     const principal = await ctx.session(request);
@@ -205,7 +248,7 @@ async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acc
     if (person) return person;
   }
   if (token && acceptApiKey) {
-    const principal = await apiKeyFromToken(ctx, token);
+    const principal = await apiKeyFromToken(ctx, token, deferKey);
     if (principal) return { kind: 'api-key', key: principal };
   }
   ctx.throttle.recordFailure(key, ctx.now());
@@ -333,14 +376,38 @@ function authorizePerson(request: FastifyRequest, principal: Principal): void {
 }
 
 /** Read routes: an API key (its own environment), the admin token or a person (a whole project). */
-export async function requireReader(request: FastifyRequest, ctx: AuthContext): Promise<ReadScope> {
-  const verdict = await checkThrottled(request, ctx, true);
+export function requireReader(request: FastifyRequest, ctx: AuthContext): Promise<ReadScope> {
+  return reader(request, ctx, false);
+}
+
+/**
+ * requireReader for a read whose statement confirms the key itself (search, the journey list):
+ * a key this instance verified before comes back with `unconfirmed`, and the route must confirm
+ * it in its statement, or settle it (`unconfirmed.check`) before answering anything else.
+ */
+export function requireReaderConfirmedByRead(request: FastifyRequest, ctx: AuthContext): Promise<ReadScope> {
+  return reader(request, ctx, true);
+}
+
+async function reader(request: FastifyRequest, ctx: AuthContext, deferKey: boolean): Promise<ReadScope> {
+  const verdict = await checkThrottled(request, ctx, true, deferKey);
   if (verdict.kind === 'api-key') {
     const p = verdict.key;
-    return { projectId: p.projectId, environmentId: p.environmentId, environmentName: p.environmentName };
+    const scope: ReadScope = { projectId: p.projectId, environmentId: p.environmentId, environmentName: p.environmentName };
+    return p.unconfirmed === undefined ? scope : unconfirmedScope(request, ctx, scope, p.unconfirmed);
   }
   authorizePerson(request, verdict);
   return { projectId: await selectProject(request, ctx), environmentId: null, environmentName: null };
+}
+
+function unconfirmedScope(request: FastifyRequest, ctx: AuthContext, scope: ReadScope, standing: KeyStanding): ReadScope {
+  let checked: Promise<ReadScope> | undefined;
+  // The request's verdict is decided again by the full check, and counted if refused.
+  const check = () => (checked ??= (throttledVerdicts.delete(request.raw ?? request), requireReader(request, ctx)));
+  const confirmed = async (recentlyUsed: boolean) => {
+    if (!recentlyUsed) await touchApiKey(ctx.db, { projectId: standing.projectId, id: standing.keyId });
+  };
+  return { ...scope, unconfirmed: { standing, confirmed, check }, [SETTLE_CREDENTIAL]: check } as ReadScope;
 }
 
 /**

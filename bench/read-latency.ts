@@ -1,0 +1,251 @@
+// Read latency under ingest (npm run bench:read-latency). Starts a temporary PostgreSQL cluster
+// with default settings (bench/pg-cluster.ts; BENCH_PG=17 or 15, 17 by default), builds the app on
+// a real port, measures the batch rate of 8 clients, then sends search and list requests (one
+// client, one after another, an API key as bench:ingest does) while ingest runs at half that rate,
+// and without ingest. Inside the server it splits each search request into its phases: the time
+// before the handler (routing, credential), each statement's round trip (from the query call to
+// the code after it running again, so waits for a busy event loop count), and the rest; the
+// database's own time per statement comes from pg_stat_statements, the event loop's stalls from
+// monitorEventLoopDelay. Prints the figures and replaces the `## Read latency under ingest`
+// section of docs/benchmarks.md.
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import diagnostics from 'node:diagnostics_channel';
+import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { startBenchServer } from './bench-server.ts';
+import { replaceDocsSection } from './docs-section.ts';
+import { BATCH_SIZE, inChild, makeBatch, type LoadResult } from './ingest-load.ts';
+import { DEBIAN_15_BIN, embeddedBinDir, startCluster, type ClusterSpec } from './pg-cluster.ts';
+
+const CLIENTS = 8;
+const RATE_BATCHES = Number(process.env.BENCH_RATE_BATCHES ?? 60);
+const READS = Number(process.env.BENCH_READS ?? 300);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+
+const percentile = (values: number[], p: number) => {
+  const sorted = values.filter((v) => v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+const eventRate = (r: LoadResult) => (r.done * BATCH_SIZE) / (r.elapsedMs / 1000);
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
+
+/** One search request as the server saw it. */
+interface Trace {
+  url: string;
+  start: number;
+  handlerStart: number | null;
+  end: number | null;
+  statements: Array<{ kind: string; ms: number }>;
+}
+
+const current = new AsyncLocalStorage<Trace>();
+const traces: Trace[] = [];
+let tracing = false;
+
+diagnostics.subscribe('http.server.request.start', (message) => {
+  const { request } = message as { request: { url?: string } };
+  if (!tracing) return;
+  const trace: Trace = { url: request.url ?? '', start: performance.now(), handlerStart: null, end: null, statements: [] };
+  traces.push(trace);
+  // Everything the request's handling starts from here on carries the trace.
+  current.enterWith(trace);
+});
+diagnostics.subscribe('http.server.response.finish', () => {
+  const trace = current.getStore();
+  if (trace && trace.end === null) trace.end = performance.now();
+});
+diagnostics.tracingChannel('fastify.request.handler').subscribe({
+  start: () => {
+    const trace = current.getStore();
+    if (trace && trace.handlerStart === null) trace.handlerStart = performance.now();
+  },
+  end: () => {},
+  asyncStart: () => {},
+  asyncEnd: () => {},
+  error: () => {},
+});
+
+/** What a statement is, by its text: the credential's lookups, or the read itself. */
+function statementKind(sql: string): string {
+  if (sql.includes('FROM api_keys')) return 'API key';
+  if (sql.includes('UPDATE api_keys')) return 'API key last use';
+  if (sql.includes('search_tokens')) return 'search';
+  if (sql.includes('FROM journeys')) return 'list';
+  return sql.replace(/\s+/g, ' ').trim().slice(0, 40);
+}
+
+interface PhaseFigures {
+  label: string;
+  ingestRate: number | null;
+  searchP50: number;
+  searchP95: number;
+  listP50: number;
+  listP95: number;
+  failures: number;
+  server: Array<{ part: string; p50: number; p95: number }>;
+  statements: Array<{ kind: string; perRequest: number }>;
+  database: Array<{ statement: string; meanMs: number; calls: number }>;
+  loopP50: number;
+  loopP99: number;
+  loopMax: number;
+}
+
+interface RunFigures {
+  label: string;
+  version: string;
+  batchRate: number;
+  phases: PhaseFigures[];
+}
+
+function serverParts(searches: Trace[]): PhaseFigures['server'] {
+  const done = searches.filter((t) => t.end !== null);
+  const sum = (t: Trace, kind?: string) => t.statements.filter((s) => kind === undefined || s.kind === kind).reduce((a, s) => a + s.ms, 0);
+  const kinds = [...new Set(done.flatMap((t) => t.statements.map((s) => s.kind)))];
+  const parts: Array<[string, (t: Trace) => number]> = [
+    ['whole request in the server', (t) => t.end! - t.start],
+    ['before the handler (routing, credential)', (t) => (t.handlerStart ?? t.end!) - t.start],
+    ...kinds.map((kind): [string, (t: Trace) => number] => [`round trip: ${kind}`, (t) => sum(t, kind)]),
+    ['everything but round trips', (t) => t.end! - t.start - sum(t)],
+  ];
+  return parts.map(([part, f]) => ({ part, p50: percentile(done.map(f), 50), p95: percentile(done.map(f), 95) }));
+}
+
+async function run(spec: ClusterSpec): Promise<RunFigures> {
+  const cluster = await startCluster(spec);
+  const server = await startBenchServer({}, cluster);
+  const log = (line: string) => console.log(`[${spec.label}] ${line}`);
+  try {
+    const { pool, baseUrl, apiKey } = server;
+    await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    // Every statement the app runs through the pool, timed within the request that ran it.
+    (pool as unknown as { query: unknown }).query = async (...args: unknown[]) => {
+      const trace = current.getStore();
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+      const started = performance.now();
+      try {
+        return await query(...args);
+      } finally {
+        trace?.statements.push({ kind: statementKind(text), ms: performance.now() - started });
+      }
+    };
+    const job = { baseUrl, apiKey, mode: 'batch' as const, clients: CLIENTS };
+    log('seeding and measuring the batch rate of 8 clients ...');
+    await inChild({ ...job, warmup: 0, count: 40 });
+    await pool.query('ANALYZE');
+    const batchRate = eventRate(await inChild({ ...job, warmup: 10, count: RATE_BATCHES }));
+    const probe = makeBatch('probe');
+    const response = await fetch(`${baseUrl}/v1/events/batch`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ events: probe }),
+    });
+    if (response.status !== 202) throw new Error(`probe batch answered ${response.status}`);
+    const since = encodeURIComponent('2026-08-01T00:00:00Z');
+    const reads = Array.from({ length: 25 }, (_, j) => [`/v1/search?q=${encodeURIComponent(`ord_probe_${j}`)}&since=${since}`, `/v1/journeys?since=${since}`]).flat();
+    const readJob = { ...job, mode: 'reads' as const, clients: 1, warmup: 20, count: READS * 2, reads };
+
+    const phase = async (label: string, ingestRate: number | null): Promise<PhaseFigures> => {
+      log(`${label} ...`);
+      await pool.query('SELECT pg_stat_statements_reset()');
+      const loop = monitorEventLoopDelay({ resolution: 1 });
+      traces.length = 0;
+      tracing = true;
+      loop.enable();
+      const [background, measured] = await Promise.all([
+        ingestRate === null ? Promise.resolve(null) : inChild({ ...job, warmup: 0, count: Math.ceil((ingestRate * 30) / BATCH_SIZE), eventsPerSecond: ingestRate }),
+        inChild(readJob),
+      ]);
+      loop.disable();
+      tracing = false;
+      const searches = traces.filter((t) => t.url.startsWith('/v1/search')).slice(10);
+      const counts = new Map<string, number>();
+      for (const t of searches) for (const s of t.statements) counts.set(s.kind, (counts.get(s.kind) ?? 0) + 1);
+      const { rows } = await pool.query<{ query: string; calls: number; mean: number }>(
+        `SELECT query, calls::int8 AS calls, mean_exec_time AS mean FROM pg_stat_statements
+          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND (query ILIKE '%search_tokens t%' OR query ILIKE '%FROM api_keys k%') ORDER BY calls DESC LIMIT 4`,
+      );
+      const lat = measured.latencies;
+      return {
+        label,
+        ingestRate: background === null ? null : eventRate(background),
+        searchP50: percentile(lat.filter((_, i) => i % 2 === 0), 50),
+        searchP95: percentile(lat.filter((_, i) => i % 2 === 0), 95),
+        listP50: percentile(lat.filter((_, i) => i % 2 === 1), 50),
+        listP95: percentile(lat.filter((_, i) => i % 2 === 1), 95),
+        failures: measured.failures + (background?.failures ?? 0),
+        server: serverParts(searches),
+        statements: [...counts].map(([kind, n]) => ({ kind, perRequest: n / Math.max(1, searches.length) })),
+        database: rows.map((r) => ({ statement: statementKind(r.query), meanMs: r.mean, calls: r.calls })),
+        loopP50: loop.percentile(50) / 1e6,
+        loopP99: loop.percentile(99) / 1e6,
+        loopMax: loop.max / 1e6,
+      };
+    };
+
+    const phases: PhaseFigures[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      phases.push(await phase(`round ${round}: reads without ingest`, null));
+      phases.push(await phase(`round ${round}: reads while ingest runs at half the batch rate`, batchRate / 2));
+    }
+    return { label: spec.label, version: server.postgresVersion, batchRate, phases };
+  } finally {
+    await server.stop();
+    await cluster.stop();
+  }
+}
+
+function render(runs: RunFigures[], loadBefore: number, loadAfter: number): string {
+  const lines = [
+    '## Read latency under ingest',
+    '',
+    `Run on ${new Date().toISOString().slice(0, 10)} with \`npm run bench:read-latency\` (bench/read-latency.ts): a temporary cluster with`,
+    'default settings, the app on a real port, search and list requests from one client (an API key, one',
+    'request after another), without ingest and while 8 clients ingest 100-event batches at half the rate',
+    'they reached just before; the load generators are child processes on the same cores. Times in',
+    `milliseconds. 1-minute load average ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end (${os.cpus().length} cores).`,
+    '',
+  ];
+  for (const r of runs) {
+    lines.push(`### ${r.label} (${r.version}); batch rate ${Math.round(r.batchRate).toLocaleString('en-US')} events/s`, '');
+    lines.push('| Phase | ingest events/s | search p50 | search p95 | list p50 | list p95 | event-loop delay p50 / p99 / max | failures |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const p of r.phases) {
+      lines.push(`| ${p.label} | ${p.ingestRate === null ? '-' : Math.round(p.ingestRate).toLocaleString('en-US')} | ${ms(p.searchP50)} | ${ms(p.searchP95)} | ${ms(p.listP50)} | ${ms(p.listP95)} | ${ms(p.loopP50)} / ${ms(p.loopP99)} / ${ms(p.loopMax)} | ${p.failures} |`);
+    }
+    lines.push('', 'A search request inside the server (p50 / p95 of each part over the requests of the phase; round trips');
+    lines.push('run from the query call until the code after it runs again), statements per request, and the database\'s');
+    lines.push('own mean time per statement (pg_stat_statements):', '');
+    lines.push(`| Part | ${r.phases.map((p) => p.label).join(' | ')} |`);
+    lines.push(`|---|${r.phases.map(() => '---:').join('|')}|`);
+    const parts = [...new Set(r.phases.flatMap((p) => p.server.map((s) => s.part)))];
+    for (const part of parts) {
+      lines.push(`| ${part} | ${r.phases.map((p) => { const s = p.server.find((x) => x.part === part); return s ? `${ms(s.p50)} / ${ms(s.p95)}` : '-'; }).join(' | ')} |`);
+    }
+    const kinds = [...new Set(r.phases.flatMap((p) => p.statements.map((s) => s.kind)))];
+    for (const kind of kinds) {
+      lines.push(`| statements per request: ${kind} | ${r.phases.map((p) => (p.statements.find((s) => s.kind === kind)?.perRequest ?? 0).toFixed(2)).join(' | ')} |`);
+    }
+    const statements = [...new Set(r.phases.flatMap((p) => p.database.map((d) => d.statement)))];
+    for (const statement of statements) {
+      lines.push(`| database mean: ${statement} | ${r.phases.map((p) => ms(p.database.find((d) => d.statement === statement)?.meanMs ?? NaN)).join(' | ')} |`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const wanted = (process.env.BENCH_PG ?? '17').split(',');
+  const specs: ClusterSpec[] = [];
+  if (wanted.includes('17')) specs.push({ label: 'embedded PostgreSQL 17', binDir: await embeddedBinDir(), locale: 'C' });
+  if (wanted.includes('15')) specs.push({ label: 'Debian PostgreSQL 15', binDir: DEBIAN_15_BIN, locale: 'C.UTF-8' });
+  const loadBefore = os.loadavg()[0]!;
+  const runs: RunFigures[] = [];
+  for (const spec of specs) runs.push(await run(spec));
+  const section = render(runs, loadBefore, os.loadavg()[0]!);
+  console.log(`\n${section}`);
+  if (process.env.BENCH_WRITE !== '0') replaceDocsSection(new URL('../docs/benchmarks.md', import.meta.url), '## Read latency under ingest', section);
+}
+
+await main();
