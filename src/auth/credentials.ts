@@ -5,7 +5,6 @@ import { adminTokenMatches } from '../crypto/admin-token.ts';
 import { hashApiKey, parseApiKeyShape, verifyApiKey } from '../crypto/api-keys.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/pool.ts';
-import { resolveClientAddress, throttleKey } from '../http/client-address.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { SETTLE_CREDENTIAL } from '../http/route-contract.ts';
 import type { FailedCredentialThrottle } from '../http/throttle.ts';
@@ -17,10 +16,19 @@ import { findActiveUser, memberProjects, memberRole, type UserPrincipal } from '
 import { findPersonalTokenByPrefix, touchPersonalToken } from './personal-tokens-sql.ts';
 import type { SessionLimits } from './user-sessions.ts';
 import { requiredRule, roleIncludes, type Role } from './policy.ts';
+import { headerValue, requestBearerToken, requestClientAddress, requestThrottleKey, tooManyAttempts } from './request-credentials.ts';
 import type { VerifiedApiKey, VerifiedApiKeys } from './verified-api-keys.ts';
 
 export type { UserPrincipal } from './people-sql.ts';
 export type { Role } from './policy.ts';
+export {
+  bearerToken,
+  checkAdminSignIn,
+  lockedAddressBeforeBody,
+  requestBearerToken,
+  requestClientAddress,
+  requestThrottleKey,
+} from './request-credentials.ts';
 
 export interface AuthContext {
   db: Queryable;
@@ -51,11 +59,6 @@ export function actorOf(principal: Principal, clientAddress: string | null): Aud
   if (principal.kind === 'user') return { kind: 'user', userId: principal.user.id, email: principal.user.email, clientAddress };
   if (principal.kind === 'api-key') return { kind: 'api-key', keyPrefix: principal.key.prefix, clientAddress };
   return { kind: 'admin-token', clientAddress };
-}
-
-/** The client address as the request log and the audit trail name it. */
-export function requestClientAddress(request: FastifyRequest, ctx: Pick<AuthContext, 'trustedProxyCount'>): string {
-  return resolveClientAddress(request.raw.socket?.remoteAddress ?? '', headerValue(request.headers['x-forwarded-for']), ctx.trustedProxyCount);
 }
 
 /** Who made an accepted request, for its audit row. */
@@ -102,28 +105,6 @@ export interface ReadScope {
   environmentId: string | null;
   environmentName: string | null;
   unconfirmed?: UnconfirmedKey;
-}
-
-/**
- * `Bearer <token>`: scheme in any case, exactly one space, then the token with nothing after
- * it (a trailing space included). Returns null for a missing header, '' for a malformed one.
- */
-export function bearerToken(header: string | undefined): string | null {
-  if (header === undefined) return null;
-  const match = /^bearer ([^\s]+)$/i.exec(header);
-  return match ? match[1]! : '';
-}
-
-/**
- * The request's bearer token as bearerToken reads it. Node keeps only the first of repeated
- * Authorization headers; a request carrying several is refused as malformed ('') instead of
- * being judged by whichever a proxy or the parser happened to keep.
- */
-export function requestBearerToken(request: FastifyRequest): string | null {
-  const raw = request.raw?.rawHeaders ?? [];
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') count++;
-  return count > 1 ? '' : bearerToken(request.headers.authorization);
 }
 
 function keyPrincipal(key: VerifiedApiKey | ApiKeyRecord): ApiKeyPrincipal {
@@ -253,38 +234,6 @@ async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acc
   }
   ctx.throttle.recordFailure(key, ctx.now());
   throw errors.unauthorized();
-}
-
-export function requestThrottleKey(request: FastifyRequest, ctx: AuthContext): string {
-  const address = resolveClientAddress(
-    request.raw.socket.remoteAddress ?? '',
-    headerValue(request.headers['x-forwarded-for']),
-    ctx.trustedProxyCount,
-  );
-  return throttleKey(address);
-}
-
-function tooManyAttempts(retryAfterSeconds: number): AppError {
-  return new AppError('too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
-    'retry-after': String(retryAfterSeconds),
-  });
-}
-
-/**
- * The web interface's sign-in: the admin token presented in a body, under the same per-address
- * lock as the admin token in a header (checked first; a refusal is counted).
- */
-export function checkAdminSignIn(request: FastifyRequest, ctx: AuthContext, token: string): void {
-  const key = requestThrottleKey(request, ctx);
-  const state = ctx.throttle.check(key, ctx.now());
-  if (state.locked) throw tooManyAttempts(state.retryAfterSeconds);
-  if (adminTokenMatches(ctx.adminToken, token)) return;
-  ctx.throttle.recordFailure(key, ctx.now());
-  throw errors.unauthorized();
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
 }
 
 /** The principal a request's credential check accepted (after requireReader, requireAdmin...). */
@@ -434,16 +383,5 @@ export function adminBeforeBody(ctx: AuthContext) {
   return async (request: FastifyRequest, _reply: unknown, payload: NodeJS.ReadableStream) => {
     await requireAdmin(request, ctx);
     return payload;
-  };
-}
-
-/**
- * onRequest hook of routes that take a credential in their body (sign-in): a locked address is
- * refused with 429 before the body is read, so a lock also spares the parsing.
- */
-export function lockedAddressBeforeBody(ctx: AuthContext) {
-  return async (request: FastifyRequest) => {
-    const state = ctx.throttle.check(requestThrottleKey(request, ctx), ctx.now());
-    if (state.locked) throw tooManyAttempts(state.retryAfterSeconds);
   };
 }
