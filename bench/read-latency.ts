@@ -1,8 +1,11 @@
 // Read latency under ingest (npm run bench:read-latency). Starts a temporary PostgreSQL cluster
 // with default settings (bench/pg-cluster.ts; BENCH_PG=17 or 15, 17 by default), builds the app on
 // a real port, measures the batch rate of 8 clients, then sends search and list requests (one
-// client, one after another, an API key as bench:ingest does) while ingest runs at half that rate,
-// and without ingest. Inside the server it splits each search request into its phases: the time
+// client, one after another, API keys as bench:ingest does) while ingest runs at half that rate,
+// and without ingest. Requests alternate between two keys: one the server confirms in the read's
+// own statement (the way every known key is read), one it is made to look up first each time (the
+// way every key was read before: a lookup, then the read), so before and after are interleaved in
+// one run. Inside the server it splits each search request into its phases: the time
 // before the handler (routing, credential), each statement's round trip (from the query call to
 // the code after it running again, so waits for a busy event loop count), and the rest; the
 // database's own time per statement comes from pg_stat_statements, the event loop's stalls from
@@ -13,6 +16,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics from 'node:diagnostics_channel';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createApiKey } from '../src/auth/api-key-service.ts';
+import { VerifiedApiKeys } from '../src/auth/verified-api-keys.ts';
 import { startBenchServer } from './bench-server.ts';
 import { replaceDocsSection } from './docs-section.ts';
 import { BATCH_SIZE, inChild, makeBatch, type LoadResult } from './ingest-load.ts';
@@ -33,20 +38,27 @@ const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '-');
 /** One search request as the server saw it. */
 interface Trace {
   url: string;
+  variant: Variant;
   start: number;
   handlerStart: number | null;
   end: number | null;
   statements: Array<{ kind: string; ms: number }>;
 }
 
+type Variant = 'confirmed in the read' | 'looked up first';
+const VARIANTS: Variant[] = ['confirmed in the read', 'looked up first'];
+/** The key read the old way: this instance is made to forget it before each request. */
+let lookedUpKey = '';
+
 const current = new AsyncLocalStorage<Trace>();
 const traces: Trace[] = [];
 let tracing = false;
 
 diagnostics.subscribe('http.server.request.start', (message) => {
-  const { request } = message as { request: { url?: string } };
+  const { request } = message as { request: { url?: string; headers: Record<string, string | undefined> } };
   if (!tracing) return;
-  const trace: Trace = { url: request.url ?? '', start: performance.now(), handlerStart: null, end: null, statements: [] };
+  const variant: Variant = request.headers.authorization === `Bearer ${lookedUpKey}` ? 'looked up first' : 'confirmed in the read';
+  const trace: Trace = { url: request.url ?? '', variant, start: performance.now(), handlerStart: null, end: null, statements: [] };
   traces.push(trace);
   // Everything the request's handling starts from here on carries the trace.
   current.enterWith(trace);
@@ -68,23 +80,29 @@ diagnostics.tracingChannel('fastify.request.handler').subscribe({
 
 /** What a statement is, by its text: the credential's lookups, or the read itself. */
 function statementKind(sql: string): string {
-  if (sql.includes('FROM api_keys')) return 'API key';
+  if (sql.includes('standing AS')) return sql.includes('search_tokens') ? 'search, key confirmed in it' : 'list, key confirmed in it';
+  if (sql.includes('FROM api_keys')) return 'API key lookup';
   if (sql.includes('UPDATE api_keys')) return 'API key last use';
   if (sql.includes('search_tokens')) return 'search';
   if (sql.includes('FROM journeys')) return 'list';
   return sql.replace(/\s+/g, ' ').trim().slice(0, 40);
 }
 
-interface PhaseFigures {
-  label: string;
-  ingestRate: number | null;
+interface VariantFigures {
+  variant: Variant;
   searchP50: number;
   searchP95: number;
   listP50: number;
   listP95: number;
-  failures: number;
   server: Array<{ part: string; p50: number; p95: number }>;
   statements: Array<{ kind: string; perRequest: number }>;
+}
+
+interface PhaseFigures {
+  label: string;
+  ingestRate: number | null;
+  failures: number;
+  variants: VariantFigures[];
   database: Array<{ statement: string; meanMs: number; calls: number }>;
   loopP50: number;
   loopP99: number;
@@ -98,7 +116,7 @@ interface RunFigures {
   phases: PhaseFigures[];
 }
 
-function serverParts(searches: Trace[]): PhaseFigures['server'] {
+function serverParts(searches: Trace[]): VariantFigures['server'] {
   const done = searches.filter((t) => t.end !== null);
   const sum = (t: Trace, kind?: string) => t.statements.filter((s) => kind === undefined || s.kind === kind).reduce((a, s) => a + s.ms, 0);
   const kinds = [...new Set(done.flatMap((t) => t.statements.map((s) => s.kind)))];
@@ -116,7 +134,13 @@ async function run(spec: ClusterSpec): Promise<RunFigures> {
   const server = await startBenchServer({}, cluster);
   const log = (line: string) => console.log(`[${spec.label}] ${line}`);
   try {
-    const { pool, baseUrl, apiKey } = server;
+    const { pool, baseUrl, apiKey, keyring } = server;
+    const other = await createApiKey(pool, keyring, { projectSlug: 'bench', environmentName: 'production', name: 'looked up', defaultRetentionDays: 30 });
+    lookedUpKey = other.apiKey;
+    const get = VerifiedApiKeys.prototype.get;
+    VerifiedApiKeys.prototype.get = function (prefix: string) {
+      return prefix === other.keyPrefix ? undefined : get.call(this, prefix);
+    };
     await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
     // Every statement the app runs through the pool, timed within the request that ran it.
@@ -141,8 +165,13 @@ async function run(spec: ClusterSpec): Promise<RunFigures> {
     });
     if (response.status !== 202) throw new Error(`probe batch answered ${response.status}`);
     const since = encodeURIComponent('2026-08-01T00:00:00Z');
-    const reads = Array.from({ length: 25 }, (_, j) => [`/v1/search?q=${encodeURIComponent(`ord_probe_${j}`)}&since=${since}`, `/v1/journeys?since=${since}`]).flat();
-    const readJob = { ...job, mode: 'reads' as const, clients: 1, warmup: 20, count: READS * 2, reads };
+    // search and list, each under both keys in turn: i % 4 = 0, 1 search; 2, 3 list; even i the confirmed key.
+    const reads = Array.from({ length: 25 }, (_, j) => {
+      const search = `/v1/search?q=${encodeURIComponent(`ord_probe_${j}`)}&since=${since}`;
+      return [search, search, `/v1/journeys?since=${since}`, `/v1/journeys?since=${since}`];
+    }).flat();
+    const readKeys = reads.map((_, i) => (i % 2 === 0 ? apiKey : other.apiKey));
+    const readJob = { ...job, mode: 'reads' as const, clients: 1, warmup: 40, count: READS * 4, reads, readKeys };
 
     const phase = async (label: string, ingestRate: number | null): Promise<PhaseFigures> => {
       log(`${label} ...`);
@@ -157,25 +186,33 @@ async function run(spec: ClusterSpec): Promise<RunFigures> {
       ]);
       loop.disable();
       tracing = false;
-      const searches = traces.filter((t) => t.url.startsWith('/v1/search')).slice(10);
-      const counts = new Map<string, number>();
-      for (const t of searches) for (const s of t.statements) counts.set(s.kind, (counts.get(s.kind) ?? 0) + 1);
       const { rows } = await pool.query<{ query: string; calls: number; mean: number }>(
         `SELECT query, calls::int8 AS calls, mean_exec_time AS mean FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-            AND (query ILIKE '%search_tokens t%' OR query ILIKE '%FROM api_keys k%') ORDER BY calls DESC LIMIT 4`,
+            AND (query ILIKE '%search_tokens t%' OR query ILIKE '%FROM api_keys k%' OR query ILIKE '%FROM page p%') ORDER BY calls DESC LIMIT 8`,
       );
       const lat = measured.latencies;
+      const variants = VARIANTS.map((variant, v): VariantFigures => {
+        const searches = traces.filter((t) => t.variant === variant && t.url.startsWith('/v1/search')).slice(5);
+        const counts = new Map<string, number>();
+        for (const t of searches) for (const s of t.statements) counts.set(s.kind, (counts.get(s.kind) ?? 0) + 1);
+        const search = lat.filter((_, i) => i % 4 === v);
+        const list = lat.filter((_, i) => i % 4 === 2 + v);
+        return {
+          variant,
+          searchP50: percentile(search, 50),
+          searchP95: percentile(search, 95),
+          listP50: percentile(list, 50),
+          listP95: percentile(list, 95),
+          server: serverParts(searches),
+          statements: [...counts].map(([kind, n]) => ({ kind, perRequest: n / Math.max(1, searches.length) })),
+        };
+      });
       return {
         label,
         ingestRate: background === null ? null : eventRate(background),
-        searchP50: percentile(lat.filter((_, i) => i % 2 === 0), 50),
-        searchP95: percentile(lat.filter((_, i) => i % 2 === 0), 95),
-        listP50: percentile(lat.filter((_, i) => i % 2 === 1), 50),
-        listP95: percentile(lat.filter((_, i) => i % 2 === 1), 95),
         failures: measured.failures + (background?.failures ?? 0),
-        server: serverParts(searches),
-        statements: [...counts].map(([kind, n]) => ({ kind, perRequest: n / Math.max(1, searches.length) })),
+        variants,
         database: rows.map((r) => ({ statement: statementKind(r.query), meanMs: r.mean, calls: r.calls })),
         loopP50: loop.percentile(50) / 1e6,
         loopP99: loop.percentile(99) / 1e6,
@@ -200,35 +237,45 @@ function render(runs: RunFigures[], loadBefore: number, loadAfter: number): stri
     '## Read latency under ingest',
     '',
     `Run on ${new Date().toISOString().slice(0, 10)} with \`npm run bench:read-latency\` (bench/read-latency.ts): a temporary cluster with`,
-    'default settings, the app on a real port, search and list requests from one client (an API key, one',
-    'request after another), without ingest and while 8 clients ingest 100-event batches at half the rate',
-    'they reached just before; the load generators are child processes on the same cores. Times in',
-    `milliseconds. 1-minute load average ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end (${os.cpus().length} cores).`,
+    'default settings, the app on a real port, search and list requests from one client, one after another,',
+    'without ingest and while 8 clients ingest 100-event batches at half the rate they reached just before',
+    '(the load generators are child processes on the same cores). Requests alternate between a key the',
+    'server confirms in the read\'s own statement (one statement per request, as every key it has verified',
+    'before is read) and a key it is made to look up first (two statements: the lookup, then the read, as',
+    `every key was read before). Times in milliseconds. 1-minute load average ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end (${os.cpus().length} cores).`,
     '',
   ];
   for (const r of runs) {
     lines.push(`### ${r.label} (${r.version}); batch rate ${Math.round(r.batchRate).toLocaleString('en-US')} events/s`, '');
-    lines.push('| Phase | ingest events/s | search p50 | search p95 | list p50 | list p95 | event-loop delay p50 / p99 / max | failures |');
-    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+    lines.push('| Phase | key | ingest events/s | search p50 | search p95 | list p50 | list p95 | event-loop delay p50 / p99 / max |');
+    lines.push('|---|---|---:|---:|---:|---:|---:|---:|');
     for (const p of r.phases) {
-      lines.push(`| ${p.label} | ${p.ingestRate === null ? '-' : Math.round(p.ingestRate).toLocaleString('en-US')} | ${ms(p.searchP50)} | ${ms(p.searchP95)} | ${ms(p.listP50)} | ${ms(p.listP95)} | ${ms(p.loopP50)} / ${ms(p.loopP99)} / ${ms(p.loopMax)} | ${p.failures} |`);
+      for (const v of p.variants) {
+        lines.push(`| ${p.label} | ${v.variant} | ${p.ingestRate === null ? '-' : Math.round(p.ingestRate).toLocaleString('en-US')} | ${ms(v.searchP50)} | ${ms(v.searchP95)} | ${ms(v.listP50)} | ${ms(v.listP95)} | ${ms(p.loopP50)} / ${ms(p.loopP99)} / ${ms(p.loopMax)} |`);
+      }
     }
-    lines.push('', 'A search request inside the server (p50 / p95 of each part over the requests of the phase; round trips');
-    lines.push('run from the query call until the code after it runs again), statements per request, and the database\'s');
-    lines.push('own mean time per statement (pg_stat_statements):', '');
-    lines.push(`| Part | ${r.phases.map((p) => p.label).join(' | ')} |`);
-    lines.push(`|---|${r.phases.map(() => '---:').join('|')}|`);
-    const parts = [...new Set(r.phases.flatMap((p) => p.server.map((s) => s.part)))];
+    const failures = r.phases.reduce((sum, p) => sum + p.failures, 0);
+    lines.push('', `Failed requests: ${failures}.`, '');
+    lines.push('A search request inside the server: p50 / p95 of each part (round trips run from the query call until');
+    lines.push('the code after it runs again, so they include waiting for the event loop and for a core), statements');
+    lines.push('per request, and the database\'s own mean time per statement (pg_stat_statements):', '');
+    const columns = r.phases.flatMap((p) => p.variants.map((v) => ({ p, v })));
+    lines.push(`| Part | ${columns.map(({ p, v }) => `${p.label}, ${v.variant}`).join(' | ')} |`);
+    lines.push(`|---|${columns.map(() => '---:').join('|')}|`);
+    const parts = [...new Set(columns.flatMap(({ v }) => v.server.map((s) => s.part)))];
     for (const part of parts) {
-      lines.push(`| ${part} | ${r.phases.map((p) => { const s = p.server.find((x) => x.part === part); return s ? `${ms(s.p50)} / ${ms(s.p95)}` : '-'; }).join(' | ')} |`);
+      lines.push(`| ${part} | ${columns.map(({ v }) => { const s = v.server.find((x) => x.part === part); return s ? `${ms(s.p50)} / ${ms(s.p95)}` : '-'; }).join(' | ')} |`);
     }
-    const kinds = [...new Set(r.phases.flatMap((p) => p.statements.map((s) => s.kind)))];
+    const kinds = [...new Set(columns.flatMap(({ v }) => v.statements.map((s) => s.kind)))];
     for (const kind of kinds) {
-      lines.push(`| statements per request: ${kind} | ${r.phases.map((p) => (p.statements.find((s) => s.kind === kind)?.perRequest ?? 0).toFixed(2)).join(' | ')} |`);
+      lines.push(`| statements per request: ${kind} | ${columns.map(({ v }) => (v.statements.find((s) => s.kind === kind)?.perRequest ?? 0).toFixed(2)).join(' | ')} |`);
     }
+    lines.push('');
     const statements = [...new Set(r.phases.flatMap((p) => p.database.map((d) => d.statement)))];
+    lines.push(`| Database mean per statement | ${r.phases.map((p) => p.label).join(' | ')} |`);
+    lines.push(`|---|${r.phases.map(() => '---:').join('|')}|`);
     for (const statement of statements) {
-      lines.push(`| database mean: ${statement} | ${r.phases.map((p) => ms(p.database.find((d) => d.statement === statement)?.meanMs ?? NaN)).join(' | ')} |`);
+      lines.push(`| ${statement} | ${r.phases.map((p) => ms(p.database.find((d) => d.statement === statement)?.meanMs ?? NaN)).join(' | ')} |`);
     }
     lines.push('');
   }
