@@ -164,3 +164,18 @@ describe('migration commands', () => {
     expect((await cli('migrate')).code).toBe(0);
   });
 });
+
+describe('a command naming an unknown project', () => {
+  it.each([
+    ['alert:list', 'nope'],
+    ['alert:mute', 'nope', '00000000-0000-4000-8000-000000000000', '--unmute'],
+    ['destination:disable', 'nope', '00000000-0000-4000-8000-000000000000'],
+    ['delete:destination', 'nope', '00000000-0000-4000-8000-000000000000'],
+    ['environment:set', 'nope', 'production', '--retention-days', '30'],
+    ['expectation:show', 'nope'],
+  ])('%s says so on stderr and exits 1', async (...argv) => {
+    const result = await cli(...argv);
+    expect(result.err.join('\n')).toContain('no project with the slug or id nope');
+    expect(result.code).toBe(1);
+  });
+});

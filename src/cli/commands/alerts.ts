@@ -3,7 +3,7 @@ import { parseTimestamp } from '../../protocol/timestamps.ts';
 import { UsageError, single } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK } from '../context.ts';
-import { findProjectArgument, unknownProjectMessage } from '../project-argument.ts';
+import { projectOrReport } from '../project-argument.ts';
 
 export const alertList: Command = {
   name: 'alert:list',
@@ -12,11 +12,8 @@ export const alertList: Command = {
   spec: { positionals: ['project'], options: { '--deliveries': { value: true } } },
   async run(ctx, args) {
     return ctx.withServices(async ({ pool }) => {
-      const project = await findProjectArgument(pool, args.positionals.project!);
-      if (!project) {
-        ctx.io.err(unknownProjectMessage(args.positionals.project!));
-        return EXIT_FAILED;
-      }
+      const project = await projectOrReport(pool, ctx.io, args.positionals.project!);
+      if (!project) return EXIT_FAILED;
       const ruleId = single(args, '--deliveries');
       if (ruleId !== undefined) {
         const log = await listDeliveries(pool, project.id, ruleId);
@@ -52,11 +49,8 @@ export const alertMute: Command = {
     const ms = until === undefined ? null : parseTimestamp(until);
     if (until !== undefined && ms === null) throw new UsageError('--until must be an ISO 8601 timestamp with a time zone');
     return ctx.withServices(async ({ pool }) => {
-      const project = await findProjectArgument(pool, args.positionals.project!);
-      if (!project) {
-        ctx.io.err(unknownProjectMessage(args.positionals.project!));
-        return EXIT_FAILED;
-      }
+      const project = await projectOrReport(pool, ctx.io, args.positionals.project!);
+      if (!project) return EXIT_FAILED;
       const rule = await muteRule(pool, project.id, args.positionals.ruleId!, ms === null ? null : new Date(ms));
       if (rule === null) {
         ctx.io.err(`no alert rule ${args.positionals.ruleId} in ${project.slug}`);

@@ -3,7 +3,7 @@ import { classifyDestinationId, deleteDestination, setDestinationDisabled } from
 import { UsageError, type ParsedArgs } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from '../context.ts';
-import { findProjectArgument, unknownProjectMessage } from '../project-argument.ts';
+import { projectOrReport } from '../project-argument.ts';
 
 /** The route's rule: NUL or over 512 characters is a bad argument; other non-uuids name nothing. */
 function destinationIdArgument(args: ParsedArgs): string {
@@ -29,11 +29,8 @@ function toggle(disabled: boolean): Command {
     async run(ctx, args) {
       const id = destinationIdArgument(args);
       return ctx.withServices(async ({ pool }) => {
-        const project = await findProjectArgument(pool, args.positionals.project!);
-        if (!project) {
-          ctx.io.err(unknownProjectMessage(args.positionals.project!));
-          return EXIT_FAILED;
-        }
+        const project = await projectOrReport(pool, ctx.io, args.positionals.project!);
+        if (!project) return EXIT_FAILED;
         const destination = await setDestinationDisabled(pool, project.id, id, disabled);
         if (!destination) return unknownDestination(ctx.io, project, id);
         ctx.io.out(`${disabled ? 'disabled' : 'enabled'} replay destination ${destination.id} (${destination.name})`);
@@ -54,11 +51,8 @@ export const deleteDestinationCommand: Command = {
   async run(ctx, args) {
     const id = destinationIdArgument(args);
     return ctx.withServices(async ({ pool }) => {
-      const project = await findProjectArgument(pool, args.positionals.project!);
-      if (!project) {
-        ctx.io.err(unknownProjectMessage(args.positionals.project!));
-        return EXIT_FAILED;
-      }
+      const project = await projectOrReport(pool, ctx.io, args.positionals.project!);
+      if (!project) return EXIT_FAILED;
       const deleted = await deleteDestination(pool, project.id, id);
       if (!deleted) return unknownDestination(ctx.io, project, id);
       ctx.io.out(`deleted replay destination ${deleted.destinationId} (${deleted.name}) and ${deleted.runsDeleted} replay run(s)`);

@@ -5,7 +5,7 @@ import { checkEnvironmentChange, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, type En
 import { UsageError, single, type ParsedArgs } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from '../context.ts';
-import { findProjectArgument, unknownProjectMessage } from '../project-argument.ts';
+import { findProjectArgument, projectOrReport } from '../project-argument.ts';
 
 function show(io: CliIo, slug: string, environment: EnvironmentRow): void {
   io.out(`project: ${slug}`);
@@ -74,11 +74,8 @@ export const environmentSet: Command = {
   async run(ctx, args) {
     const changes = changesFrom(args);
     return ctx.withServices(async ({ pool }) => {
-      const project = await findProjectArgument(pool, args.positionals.project!);
-      if (!project) {
-        ctx.io.err(unknownProjectMessage(args.positionals.project!));
-        return EXIT_FAILED;
-      }
+      const project = await projectOrReport(pool, ctx.io, args.positionals.project!);
+      if (!project) return EXIT_FAILED;
       // The CLI has no server flag to consult: full-payload is stored and acts as redacted-payload
       // on a server without ALLOW_FULL_PAYLOAD_CAPTURE (event protocol 5.3).
       const updated = await changeEnvironment(pool, project.id, args.positionals.environment!, changes, CLI_ACTOR, null);

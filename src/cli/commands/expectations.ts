@@ -2,7 +2,7 @@ import { deleteExpectation, listExpectations, parseExpectation, saveExpectation,
 import { UsageError, single, type ParsedArgs } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from '../context.ts';
-import { findProjectArgument, unknownProjectMessage } from '../project-argument.ts';
+import { projectOrReport } from '../project-argument.ts';
 
 function show(io: CliIo, expectation: Omit<StoredExpectation, 'updatedAt'>): void {
   io.out(`entity type: ${expectation.entityType}`);
@@ -42,11 +42,8 @@ export const expectationSet: Command = {
     });
     if (!parsed.ok) throw new UsageError(`the expectation is not valid at ${parsed.path || 'its root'}`);
     return ctx.withServices(async ({ pool }) => {
-      const project = await findProjectArgument(pool, args.positionals.project!);
-      if (!project) {
-        ctx.io.err(unknownProjectMessage(args.positionals.project!));
-        return EXIT_FAILED;
-      }
+      const project = await projectOrReport(pool, ctx.io, args.positionals.project!);
+      if (!project) return EXIT_FAILED;
       show(ctx.io, await saveExpectation(pool, project.id, args.positionals.entityType!, parsed.value));
       return EXIT_OK;
     });
@@ -60,11 +57,8 @@ export const expectationShow: Command = {
   spec: { positionals: ['project'], options: { '--remove': { value: true } } },
   async run(ctx, args) {
     return ctx.withServices(async ({ pool }) => {
-      const project = await findProjectArgument(pool, args.positionals.project!);
-      if (!project) {
-        ctx.io.err(unknownProjectMessage(args.positionals.project!));
-        return EXIT_FAILED;
-      }
+      const project = await projectOrReport(pool, ctx.io, args.positionals.project!);
+      if (!project) return EXIT_FAILED;
       const remove = single(args, '--remove');
       if (remove !== undefined) {
         if (!(await deleteExpectation(pool, project.id, remove))) {
@@ -94,11 +88,8 @@ export const expectationSuggest: Command = {
     const raw = single(args, '--journeys') ?? '100';
     if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) throw new UsageError('--journeys must be a whole number from 1 to 1000');
     return ctx.withServices(async ({ pool }) => {
-      const project = await findProjectArgument(pool, args.positionals.project!);
-      if (!project) {
-        ctx.io.err(unknownProjectMessage(args.positionals.project!));
-        return EXIT_FAILED;
-      }
+      const project = await projectOrReport(pool, ctx.io, args.positionals.project!);
+      if (!project) return EXIT_FAILED;
       const entityType = args.positionals.entityType!;
       const suggestion = await suggestFromHistory(pool, project.id, entityType, Number(raw));
       ctx.io.out(`from ${suggestion.journeys} completed journeys`);
