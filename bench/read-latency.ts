@@ -5,7 +5,9 @@
 // and without ingest. Requests alternate between two keys: one the server confirms in the read's
 // own statement (the way every known key is read), one it is made to look up first each time (the
 // way every key was read before: a lookup, then the read), so before and after are interleaved in
-// one run. Inside the server it splits each search request into its phases: the time
+// one run. Ingest alternates, phase by phase, between the app (batches prepared in 2 ms slices)
+// and a second instance in the same process whose batches are prepared in one go, as before.
+// Inside the server it splits each search request into its phases: the time
 // before the handler (routing, credential), each statement's round trip (from the query call to
 // the code after it running again, so waits for a busy event loop count), and the rest; the
 // database's own time per statement comes from pg_stat_statements, the event loop's stalls from
@@ -16,7 +18,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics from 'node:diagnostics_channel';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { buildApp } from '../src/app.ts';
 import { createApiKey } from '../src/auth/api-key-service.ts';
+import { createMetrics } from '../src/metrics/metrics.ts';
 import { VerifiedApiKeys } from '../src/auth/verified-api-keys.ts';
 import { startBenchServer } from './bench-server.ts';
 import { replaceDocsSection } from './docs-section.ts';
@@ -154,6 +161,15 @@ async function run(spec: ClusterSpec): Promise<RunFigures> {
         trace?.statements.push({ kind: statementKind(text), ms: performance.now() - started });
       }
     };
+    // A second instance in the same process and on the same database whose batches are prepared
+    // in one go, as before slicing: ingest goes to one instance or the other, phase by phase,
+    // and the reads (to the first) meet the stalls of whichever it is.
+    const unsliced = await buildApp({
+      config: server.config, pool, keyring, adminToken: randomBytes(32).toString('base64url'), logger: pino({ level: 'silent' }),
+      metrics: createMetrics(pool), build: { version: '0.0.0', source: 'package' }, ingestPrepareSliceMs: Number.POSITIVE_INFINITY,
+    });
+    await unsliced.listen({ port: 0, host: '127.0.0.1' });
+    const unslicedUrl = `http://127.0.0.1:${(unsliced.server.address() as AddressInfo).port}`;
     const job = { baseUrl, apiKey, mode: 'batch' as const, clients: CLIENTS };
     log('seeding and measuring the batch rate of 8 clients ...');
     await inChild({ ...job, warmup: 0, count: 40 });
@@ -173,7 +189,7 @@ async function run(spec: ClusterSpec): Promise<RunFigures> {
     const readKeys = reads.map((_, i) => (i % 2 === 0 ? apiKey : other.apiKey));
     const readJob = { ...job, mode: 'reads' as const, clients: 1, warmup: 40, count: READS * 4, reads, readKeys };
 
-    const phase = async (label: string, ingestRate: number | null): Promise<PhaseFigures> => {
+    const phase = async (label: string, ingestRate: number | null, ingestUrl = baseUrl): Promise<PhaseFigures> => {
       log(`${label} ...`);
       await pool.query('SELECT pg_stat_statements_reset()');
       const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -181,7 +197,7 @@ async function run(spec: ClusterSpec): Promise<RunFigures> {
       tracing = true;
       loop.enable();
       const [background, measured] = await Promise.all([
-        ingestRate === null ? Promise.resolve(null) : inChild({ ...job, warmup: 0, count: Math.ceil((ingestRate * 30) / BATCH_SIZE), eventsPerSecond: ingestRate }),
+        ingestRate === null ? Promise.resolve(null) : inChild({ ...job, baseUrl: ingestUrl, warmup: 0, count: Math.ceil((ingestRate * 30) / BATCH_SIZE), eventsPerSecond: ingestRate }),
         inChild(readJob),
       ]);
       loop.disable();
@@ -223,8 +239,10 @@ async function run(spec: ClusterSpec): Promise<RunFigures> {
     const phases: PhaseFigures[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       phases.push(await phase(`round ${round}: reads without ingest`, null));
-      phases.push(await phase(`round ${round}: reads while ingest runs at half the batch rate`, batchRate / 2));
+      phases.push(await phase(`round ${round}: ingest at half the batch rate, each batch prepared in one go`, batchRate / 2, unslicedUrl));
+      phases.push(await phase(`round ${round}: ingest at half the batch rate, batches prepared in 2 ms slices`, batchRate / 2));
     }
+    await unsliced.close();
     return { label: spec.label, version: server.postgresVersion, batchRate, phases };
   } finally {
     await server.stop();
@@ -242,7 +260,9 @@ function render(runs: RunFigures[], loadBefore: number, loadAfter: number): stri
     '(the load generators are child processes on the same cores). Requests alternate between a key the',
     'server confirms in the read\'s own statement (one statement per request, as every key it has verified',
     'before is read) and a key it is made to look up first (two statements: the lookup, then the read, as',
-    `every key was read before). Times in milliseconds. 1-minute load average ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end (${os.cpus().length} cores).`,
+    'every key was read before). Ingest goes, phase by phase, to the app (each batch prepared in 2 ms slices)',
+    'or to a second instance in the same process that prepares each batch in one go, as before slicing; the',
+    `reads meet the stalls of either. Times in milliseconds. 1-minute load average ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end (${os.cpus().length} cores).`,
     '',
   ];
   for (const r of runs) {

@@ -57,6 +57,8 @@ export interface AppDeps {
   httpLimits?: HttpLimits;
   /** The built web interface (web/dist); absent: its pages answer 503. */
   webRoot?: string;
+  /** How long a batch's preparation runs before it hands the event loop back (ingest-service's default when omitted). */
+  ingestPrepareSliceMs?: number;
 }
 
 /** Longest encoded path parameter the API accepts (section 8): longer is 414. */
@@ -189,6 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxEventPayloadBytes: deps.config.maxEventPayloadBytes,
     warmup: createStatisticsWarmup(deps.pool, deps.logger),
     keyFreshness: createKeyFreshness(deps.pool, deps.keyring),
+    ...(deps.ingestPrepareSliceMs === undefined ? {} : { prepareSliceMs: deps.ingestPrepareSliceMs }),
   };
   registerIngestRoutes(app, {
     ...ingestDeps,
