@@ -23,7 +23,10 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { createApiKey } from '../src/auth/api-key-service.ts';
+import { ingestEvents, PREPARE_SLICE_MS } from '../src/ingest/ingest-service.ts';
+import { systemMicros } from '../src/ingest/received-clock.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
+import { findEnvironment } from '../src/projects/environments-sql.ts';
 import { VerifiedApiKeys } from '../src/auth/verified-api-keys.ts';
 import { startBenchServer } from './bench-server.ts';
 import { replaceDocsSection } from './docs-section.ts';
@@ -121,6 +124,59 @@ interface RunFigures {
   version: string;
   batchRate: number;
   phases: PhaseFigures[];
+  stalls: StallFigures[];
+}
+
+/** The longest the event loop was held during one batch's ingestion, and the batch's time. */
+interface StallFigures {
+  how: string;
+  stallP50: number;
+  stallP95: number;
+  batchP50: number;
+  batchP95: number;
+}
+
+const STALL_BATCHES = Number(process.env.BENCH_STALL_BATCHES ?? 40);
+
+/**
+ * Lone 100-event batches through ingestEvents in this process, prepared in one go and in slices
+ * alternately (batch by batch, so the machine's load falls on both alike); a 1 ms timer measures
+ * the longest gap between its ticks during each batch: how long a read could have waited for it.
+ */
+async function stalls(server: Awaited<ReturnType<typeof startBenchServer>>): Promise<StallFigures[]> {
+  const { pool, keyring, config, projectId } = server;
+  const environment = (await findEnvironment(pool, projectId, 'production'))!;
+  const variants = [{ how: 'prepared in one go', sliceMs: Number.POSITIVE_INFINITY }, { how: `prepared in ${PREPARE_SLICE_MS} ms slices`, sliceMs: PREPARE_SLICE_MS }];
+  const results = variants.map(() => ({ stalls: [] as number[], batches: [] as number[] }));
+  for (let i = 0; i < STALL_BATCHES * 2; i++) {
+    const v = i % 2;
+    const deps = {
+      pool, keyring, logger: pino({ level: 'silent' }), micros: systemMicros, allowFullPayloadCapture: false,
+      maxEventPayloadBytes: config.maxEventPayloadBytes, prepareSliceMs: variants[v]!.sliceMs,
+    };
+    const batch = makeBatch(`stall${i}`).map((envelope) => JSON.parse(JSON.stringify(envelope)) as unknown);
+    let last = performance.now();
+    let longest = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    last = performance.now();
+    longest = 0;
+    const started = performance.now();
+    await ingestEvents(deps, { projectId, environment }, batch, 'batch');
+    const took = performance.now() - started;
+    longest = Math.max(longest, performance.now() - last);
+    clearInterval(timer);
+    if (i >= 4) results[v]!.stalls.push(longest), results[v]!.batches.push(took);
+  }
+  return variants.map((variant, v) => ({
+    how: variant.how,
+    stallP50: percentile(results[v]!.stalls, 50), stallP95: percentile(results[v]!.stalls, 95),
+    batchP50: percentile(results[v]!.batches, 50), batchP95: percentile(results[v]!.batches, 95),
+  }));
 }
 
 function serverParts(searches: Trace[]): VariantFigures['server'] {
@@ -243,7 +299,8 @@ async function run(spec: ClusterSpec): Promise<RunFigures> {
       phases.push(await phase(`round ${round}: ingest at half the batch rate, batches prepared in 2 ms slices`, batchRate / 2));
     }
     await unsliced.close();
-    return { label: spec.label, version: server.postgresVersion, batchRate, phases };
+    log('event-loop stalls of lone batches, prepared in one go and in slices ...');
+    return { label: spec.label, version: server.postgresVersion, batchRate, phases, stalls: await stalls(server) };
   } finally {
     await server.stop();
     await cluster.stop();
@@ -276,6 +333,12 @@ function render(runs: RunFigures[], loadBefore: number, loadAfter: number): stri
     }
     const failures = r.phases.reduce((sum, p) => sum + p.failures, 0);
     lines.push('', `Failed requests: ${failures}.`, '');
+    lines.push(`Lone 100-event batches through the ingestion service in the server's process, ${STALL_BATCHES} of each kind alternating:`);
+    lines.push('the longest the event loop was held during a batch (the longest gap between the ticks of a 1 ms timer),');
+    lines.push('which is how long a read arriving then waits, and the batch\'s own time:', '');
+    lines.push('| Batch | longest stall p50 | longest stall p95 | batch p50 | batch p95 |', '|---|---:|---:|---:|---:|');
+    for (const st of r.stalls) lines.push(`| ${st.how} | ${ms(st.stallP50)} | ${ms(st.stallP95)} | ${ms(st.batchP50)} | ${ms(st.batchP95)} |`);
+    lines.push('');
     lines.push('A search request inside the server: p50 / p95 of each part (round trips run from the query call until');
     lines.push('the code after it runs again, so they include waiting for the event loop and for a core), statements');
     lines.push('per request, and the database\'s own mean time per statement (pg_stat_statements):', '');
