@@ -1,6 +1,7 @@
 // Search and the journey list check an API key this instance verified before in memory and
 // confirm its row in their own statement: one statement per request, and a key revoked (or
 // changed) through another instance is refused by the very next read, before any query error.
+import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPool, type Pool } from '../db/pool.ts';
@@ -107,6 +108,23 @@ describe('a key this instance verified before', () => {
     expect(refusal(await read(SEARCH, wrong), 401)).toBe('unauthorized');
     await fx.db.pool.query(`UPDATE api_keys SET hash = repeat('0', 64) WHERE prefix = $1`, [prefix]);
     expect(refusal(await read(SEARCH), 401)).toBe('unauthorized');
+  });
+
+  it('refuses any other secret under the prefix of a known key', async () => {
+    expect((await read(SEARCH)).statusCode).toBe(200);
+    const prefixChars = prefix.length;
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.stringMatching(/^[A-Za-z0-9_-]{24}$/), fc.constantFrom(SEARCH, LIST), async (rest, url) => {
+        const token = `${prefix}${rest}`;
+        fc.pre(token !== apiKey && token.length === apiKey.length && prefixChars + 24 === apiKey.length);
+        run++;
+        const response = await fx.app.inject({ method: 'GET', url, headers: bearer(token), remoteAddress: `10.1.${address}.${run % 250}` });
+        expect(refusal(response, 401)).toBe('unauthorized');
+      }),
+      { numRuns: 40 },
+    );
+    expect((await read(SEARCH)).statusCode).toBe(200);
   });
 
   it('refuses the key once its project is deleted', async () => {
