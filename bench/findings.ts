@@ -6,7 +6,8 @@
 // is how long after ingestion a journey's findings can still be missing. Replaces the
 // `## Findings` section of docs/benchmarks.md. It also counts the CPU the server process and
 // PostgreSQL spend per event, with and without the analyzer: a figure that hardly depends on
-// what else the machine runs. FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS change the load.
+// what else the machine runs. FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS change the load;
+// FINDINGS_BENCH_ALONE=1 measures only the analyzer alone, RUNS times.
 
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +27,8 @@ const LAG_SAMPLE_MS = 200;
 const TARGET_LAG_S = 5;
 const TARGET_SLOWDOWN = 0.1;
 const DOCS = new URL('../docs/benchmarks.md', import.meta.url);
+/** FINDINGS_BENCH_ALONE=1: only the analyzer alone, RUNS times, printed and not written to the docs. */
+const ALONE_ONLY = process.env.FINDINGS_BENCH_ALONE === '1';
 
 const f = (n: number, digits = 0) => n.toFixed(digits);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -33,13 +36,13 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function lagSeconds(server: BenchServer): Promise<number> {
   const result = await server.pool.query<{ lag: number | null }>(
-    'SELECT EXTRACT(EPOCH FROM (clock_timestamp() - min(findings_pending_at)))::float8 AS lag FROM journeys WHERE findings_pending IS NOT NULL',
+    'SELECT EXTRACT(EPOCH FROM (clock_timestamp() - min(pending_at)))::float8 AS lag FROM journey_findings_pending',
   );
   return Math.max(0, result.rows[0]?.lag ?? 0);
 }
 
 async function pending(server: BenchServer): Promise<number> {
-  return (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys WHERE findings_pending IS NOT NULL')).rows[0]!.n;
+  return (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journey_findings_pending')).rows[0]!.n;
 }
 
 /**
@@ -72,7 +75,7 @@ async function run(server: BenchServer, withAnalyzer: boolean) {
   // Journeys left from the previous run are analysed first, off the clock.
   const analyzer = withAnalyzer ? startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 100 }) : null;
   if (analyzer) while ((await pending(server)) > 0) await analyzer.drain();
-  else await server.pool.query('UPDATE journeys SET findings_pending = NULL, findings_pending_at = NULL WHERE findings_pending IS NOT NULL');
+  else await server.pool.query('DELETE FROM journey_findings_pending');
   const lags: number[] = [];
   let sampling = withAnalyzer;
   const sampler = (async () => {
@@ -126,6 +129,14 @@ async function main(): Promise<void> {
   const loadAtStart = os.loadavg()[0]!.toFixed(1);
   const server = await startBenchServer({ findingsAnalyzerEnabled: false });
   try {
+    if (ALONE_ONLY) {
+      // Only the analyzer alone, RUNS times: its CPU per journey, compared across versions.
+      for (let i = 0; i < RUNS; i++) {
+        const solo = await alone(server);
+        process.stdout.write(`analyzer alone ${i + 1}: ${f(solo.journeysPerSecond)} journeys/s, CPU per journey ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs (load average ${os.loadavg()[0]!.toFixed(1)})\n`);
+      }
+      return;
+    }
     const without: Awaited<ReturnType<typeof run>>[] = [];
     const withAnalyzer: Awaited<ReturnType<typeof run>>[] = [];
     for (let i = 0; i < RUNS; i++) {
@@ -143,7 +154,7 @@ async function main(): Promise<void> {
     const lags = withAnalyzer.flatMap((r) => r.lags);
     const drains = withAnalyzer.map((r) => r.drainMs);
     const journeys = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys')).rows[0]!.n;
-    const findings = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journey_findings')).rows[0]!.n;
+    const findings = (await server.pool.query<{ n: number }>('SELECT COALESCE(sum(cardinality(kind)), 0)::int AS n FROM journey_findings')).rows[0]!.n;
     const sortedLags = [...lags].sort((a, b) => a - b);
     const rateWithout = median(without.map((r) => r.eventsPerSecond));
     const rateWith = median(withAnalyzer.map((r) => r.eventsPerSecond));
@@ -183,7 +194,8 @@ CPU is counted from the start of each load (warm-up included) until its last jou
 ingested; the load generator's own CPU is not counted. Unlike the rates it hardly depends on what else the machine runs, and
 it counts the analyzer's work whether done during the load or after it.
 ${journeys} journeys and ${findings} findings at the end (${f(findings / Math.max(1, journeys))} per journey: each step's output has
-another shape than its input, so every input field reads as lost there; a worst case of rows to write).
+another shape than its input, so every input field reads as lost there; a worst case of findings to write,
+stored as one row per journey).
 
 How to read it: with the load, the server and PostgreSQL on two cores, the analyzer's work competes with ingestion for
 CPU, and the rate lost depends on how much of that work falls inside a run rather than after it (the drain time): a run of

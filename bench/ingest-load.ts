@@ -56,12 +56,13 @@ export function makeBatch(tag: string, shape: BatchShape = 'steps'): unknown[] {
 export type BatchShape = 'steps' | 'journeys';
 
 /**
- * batch / single: POST new events. reads: GET each of `reads` (paths) in turn. With
+ * batch / single: POST new events. reads: GET each of `reads` (paths) in turn, each under the key
+ * of the same place in `readKeys` when given. With
  * `eventsPerSecond`, requests start on a fixed schedule (at most that rate) instead of back to back.
  */
 export interface LoadJob {
   baseUrl: string; apiKey: string; mode: 'batch' | 'single' | 'reads'; clients: number; warmup: number; count: number;
-  eventsPerSecond?: number; reads?: string[]; shape?: BatchShape;
+  eventsPerSecond?: number; reads?: string[]; readKeys?: string[]; shape?: BatchShape;
 }
 export interface LoadResult { elapsedMs: number; latencies: number[]; done: number; failures: number }
 
@@ -73,10 +74,11 @@ async function runLoad(job: LoadJob): Promise<LoadResult> {
   const body = (i: number, tag: string) => JSON.stringify(job.mode === 'batch' ? { events: makeBatch(`${job.mode}${i}_${tag}`, job.shape) } : makeEvent(`s${i}_${tag}`, i, i % 4));
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${job.apiKey}` };
   let failures = 0;
-  const send = async (payload: string) => {
+  const send = async (payload: string, i: number) => {
     const started = performance.now();
+    const readKey = job.readKeys?.[i % job.readKeys.length];
     const response = job.mode === 'reads'
-      ? await http.request({ path: payload, method: 'GET', headers })
+      ? await http.request({ path: payload, method: 'GET', headers: readKey ? { ...headers, authorization: `Bearer ${readKey}` } : headers })
       : await http.request({ path: route, method: 'POST', body: payload, headers });
     const text = await response.body.text();
     const ms = performance.now() - started;
@@ -98,7 +100,7 @@ async function runLoad(job: LoadJob): Promise<LoadResult> {
         const i = next++;
         const wait = started + i * intervalMs - performance.now();
         if (wait > 0) await sleep(wait);
-        latencies[i] = await send(payloads[i]!);
+        latencies[i] = await send(payloads[i]!, i);
       }
     }));
     return performance.now() - started;

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AuthContext } from './auth/credentials.ts';
+import { VerifiedApiKeys } from './auth/verified-api-keys.ts';
 import type { Config } from './config/config.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import type { Pool } from './db/pool.ts';
@@ -56,6 +57,8 @@ export interface AppDeps {
   httpLimits?: HttpLimits;
   /** The built web interface (web/dist); absent: its pages answer 503. */
   webRoot?: string;
+  /** How long a batch's preparation runs before it hands the event loop back (ingest-service's default when omitted). */
+  ingestPrepareSliceMs?: number;
 }
 
 /** Longest encoded path parameter the API accepts (section 8): longer is 414. */
@@ -168,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustedProxyCount: deps.config.trustedProxyCount,
     now: deps.now ?? Date.now,
     sessionLimits: { idleMinutes: deps.config.sessionIdleMinutes, maxHours: deps.config.sessionMaxHours },
+    verifiedKeys: new VerifiedApiKeys(),
   };
 
   function clientAddress(raw: IncomingMessage): string {
@@ -187,6 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxEventPayloadBytes: deps.config.maxEventPayloadBytes,
     warmup: createStatisticsWarmup(deps.pool, deps.logger),
     keyFreshness: createKeyFreshness(deps.pool, deps.keyring),
+    ...(deps.ingestPrepareSliceMs === undefined ? {} : { prepareSliceMs: deps.ingestPrepareSliceMs }),
   };
   registerIngestRoutes(app, {
     ...ingestDeps,

@@ -64,13 +64,17 @@ export async function setRuleState(db: Queryable, rule: AlertRuleRecord, state: 
   await db.query('UPDATE alert_rules SET state = $3 WHERE project_id = $1 AND id = $2', [rule.project_id, rule.id, state]);
 }
 
-/** Findings of the rule first found in [from, to): how many, and the first journeys. */
+/**
+ * Findings of the rule first found in [from, to): how many, and the first journeys. A journey's
+ * row holds a finding first found in the window only if its latest is at or after `from`.
+ */
 export async function countMatches(db: Queryable, rule: AlertRuleRecord, from: Date, to: Date, maxJourneys: number): Promise<{ count: number; journeys: string[] }> {
   const result = await db.query<{ count: number; journeys: string[] | null }>(
     `SELECT count(*)::int AS count, (array_agg(DISTINCT f.journey_id))[1:$8] AS journeys
-       FROM journey_findings f
-      WHERE f.project_id = $1 AND f.kind = $2 AND f.first_found_at >= $3 AND f.first_found_at < $4
-        AND ($5::text IS NULL OR f.path = $5) AND ($6::text IS NULL OR f.entity_type = $6) AND ($7::uuid IS NULL OR f.environment_id = $7)`,
+       FROM journey_findings f, unnest(f.kind, f.path, f.first_found_at) AS u(kind, path, first_found_at)
+      WHERE f.project_id = $1 AND f.last_found_at >= $3 AND $2 = ANY (f.kind)
+        AND u.kind = $2 AND u.first_found_at >= $3 AND u.first_found_at < $4
+        AND ($5::text IS NULL OR u.path = $5) AND ($6::text IS NULL OR f.entity_type = $6) AND ($7::uuid IS NULL OR f.environment_id = $7)`,
     [rule.project_id, rule.kind, from, to, rule.path, rule.entity_type, rule.environment_id, maxJourneys],
   );
   return { count: result.rows[0]!.count, journeys: result.rows[0]!.journeys ?? [] };

@@ -60,7 +60,7 @@ export async function rehashApiKey(db: Queryable, record: ApiKeyRecord, stored: 
 }
 
 /** Last use is recorded at most once a minute per key, keeping writes off the hot path. */
-export async function touchApiKey(db: Queryable, record: ApiKeyRecord): Promise<void> {
+export async function touchApiKey(db: Queryable, record: Pick<ApiKeyRecord, 'projectId' | 'id'>): Promise<void> {
   await db.query(
     `UPDATE api_keys SET last_used_at = now()
       WHERE project_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,

@@ -5,8 +5,8 @@ import { adminTokenMatches } from '../crypto/admin-token.ts';
 import { hashApiKey, parseApiKeyShape, verifyApiKey } from '../crypto/api-keys.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/pool.ts';
-import { resolveClientAddress, throttleKey } from '../http/client-address.ts';
 import { AppError, errors } from '../http/errors.ts';
+import { SETTLE_CREDENTIAL } from '../http/route-contract.ts';
 import type { FailedCredentialThrottle } from '../http/throttle.ts';
 import type { EnvironmentRow } from '../projects/environments-sql.ts';
 import { findProjectById, soleProjectId } from '../projects/projects-sql.ts';
@@ -16,9 +16,19 @@ import { findActiveUser, memberProjects, memberRole, type UserPrincipal } from '
 import { findPersonalTokenByPrefix, touchPersonalToken } from './personal-tokens-sql.ts';
 import type { SessionLimits } from './user-sessions.ts';
 import { requiredRule, roleIncludes, type Role } from './policy.ts';
+import { headerValue, requestBearerToken, requestClientAddress, requestThrottleKey, tooManyAttempts } from './request-credentials.ts';
+import type { VerifiedApiKey, VerifiedApiKeys } from './verified-api-keys.ts';
 
 export type { UserPrincipal } from './people-sql.ts';
 export type { Role } from './policy.ts';
+export {
+  bearerToken,
+  checkAdminSignIn,
+  lockedAddressBeforeBody,
+  requestBearerToken,
+  requestClientAddress,
+  requestThrottleKey,
+} from './request-credentials.ts';
 
 export interface AuthContext {
   db: Queryable;
@@ -34,6 +44,8 @@ export interface AuthContext {
    * only credential (an admin-token session or a person's), and Authorization headers are ignored.
    */
   session?: (request: FastifyRequest) => Promise<Principal | null>;
+  /** This instance's verified API keys (search and the list confirm them in their statement). */
+  verifiedKeys?: VerifiedApiKeys;
 }
 
 /** Who a request acts as, once its credential is accepted. */
@@ -47,11 +59,6 @@ export function actorOf(principal: Principal, clientAddress: string | null): Aud
   if (principal.kind === 'user') return { kind: 'user', userId: principal.user.id, email: principal.user.email, clientAddress };
   if (principal.kind === 'api-key') return { kind: 'api-key', keyPrefix: principal.key.prefix, clientAddress };
   return { kind: 'admin-token', clientAddress };
-}
-
-/** The client address as the request log and the audit trail name it. */
-export function requestClientAddress(request: FastifyRequest, ctx: Pick<AuthContext, 'trustedProxyCount'>): string {
-  return resolveClientAddress(request.raw.socket?.remoteAddress ?? '', headerValue(request.headers['x-forwarded-for']), ctx.trustedProxyCount);
 }
 
 /** Who made an accepted request, for its audit row. */
@@ -69,6 +76,26 @@ export interface ApiKeyPrincipal {
   environmentId: string;
   environmentName: string;
   environment: EnvironmentRow;
+  /** Set when the key was checked against this instance's verified keys: its row is still to confirm. */
+  unconfirmed?: KeyStanding;
+}
+
+/** The key row as it was verified: the read's statement confirms it still stands so. */
+export interface KeyStanding {
+  prefix: string;
+  keyId: string;
+  projectId: string;
+  hash: string;
+  hashKeyId: string;
+}
+
+/** A reader whose API key is confirmed by the read's own statement instead of a lookup. */
+export interface UnconfirmedKey {
+  standing: KeyStanding;
+  /** The statement found the row as verified; records the key's use (to the minute) unless recent. */
+  confirmed(recentlyUsed: boolean): Promise<void>;
+  /** It did not: the full check with its lookup, a fresh scope or the refusal (401). */
+  check(): Promise<ReadScope>;
 }
 
 /** What a reader may see: a whole project (admin) or one environment of it (API key). */
@@ -77,47 +104,44 @@ export interface ReadScope {
   /** Set for an API key: it reads its own environment only. */
   environmentId: string | null;
   environmentName: string | null;
+  unconfirmed?: UnconfirmedKey;
+}
+
+function keyPrincipal(key: VerifiedApiKey | ApiKeyRecord): ApiKeyPrincipal {
+  return {
+    kind: 'api-key',
+    keyId: key.id,
+    prefix: key.prefix,
+    projectId: key.projectId,
+    environmentId: key.environmentId,
+    environmentName: key.environmentName,
+    environment: key.environment,
+  };
 }
 
 /**
- * `Bearer <token>`: scheme in any case, exactly one space, then the token with nothing after
- * it (a trailing space included). Returns null for a missing header, '' for a malformed one.
+ * `deferred`: a key this instance verified before is checked in memory, its row's standing left
+ * to the caller's statement (ApiKeyPrincipal.unconfirmed). Only a verdict under the current key
+ * is kept, so a key still hashed under the previous one always takes the full path and is re-hashed.
  */
-export function bearerToken(header: string | undefined): string | null {
-  if (header === undefined) return null;
-  const match = /^bearer ([^\s]+)$/i.exec(header);
-  return match ? match[1]! : '';
-}
-
-/**
- * The request's bearer token as bearerToken reads it. Node keeps only the first of repeated
- * Authorization headers; a request carrying several is refused as malformed ('') instead of
- * being judged by whichever a proxy or the parser happened to keep.
- */
-export function requestBearerToken(request: FastifyRequest): string | null {
-  const raw = request.raw?.rawHeaders ?? [];
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') count++;
-  return count > 1 ? '' : bearerToken(request.headers.authorization);
-}
-
-async function apiKeyFromToken(ctx: AuthContext, token: string): Promise<ApiKeyPrincipal | null> {
+async function apiKeyFromToken(ctx: AuthContext, token: string, deferred = false): Promise<ApiKeyPrincipal | null> {
   const prefix = parseApiKeyShape(token);
   if (prefix === null) return null;
+  const known = deferred ? ctx.verifiedKeys?.get(prefix) : undefined;
+  if (known && verifyApiKey(ctx.keyring, token, { keyId: known.hashKeyId, hash: known.hash }) === 'current') {
+    const { id: keyId, projectId, hash, hashKeyId } = known;
+    return { ...keyPrincipal(known), unconfirmed: { prefix, keyId, projectId, hash, hashKeyId } };
+  }
   const record = await findApiKeyByPrefix(ctx.db, prefix);
-  if (record === null || record.revoked) return null;
+  if (record === null || record.revoked) {
+    ctx.verifiedKeys?.forget(prefix);
+    return null;
+  }
   const verdict = verifyApiKey(ctx.keyring, token, { keyId: record.hashKeyId, hash: record.hash });
   if (verdict === false) return null;
   await recordUse(ctx, record, token, verdict);
-  return {
-    kind: 'api-key',
-    keyId: record.id,
-    prefix: record.prefix,
-    projectId: record.projectId,
-    environmentId: record.environmentId,
-    environmentName: record.environmentName,
-    environment: record.environment,
-  };
+  if (verdict === 'current') ctx.verifiedKeys?.remember(record);
+  return keyPrincipal(record);
 }
 
 async function recordUse(ctx: AuthContext, record: ApiKeyRecord, token: string, verdict: 'current' | 'previous') {
@@ -156,13 +180,13 @@ type Verdict = Principal;
  * the lock is checked before any credential; while locked only a valid API key on a read
  * route gets through; every refusal is counted against the source address.
  */
-async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
+async function checkThrottled(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean, deferKey = false): Promise<Verdict> {
   // Decided once per request: a route checks before reading its body and again in its handler.
   const key = request.raw ?? request;
   const cached = throttledVerdicts.get(key);
-  if (cached !== undefined && cached.acceptApiKey === acceptApiKey) return cached.verdict;
-  const verdict = checkThrottledOnce(request, ctx, acceptApiKey);
-  throttledVerdicts.set(key, { acceptApiKey, verdict });
+  if (cached !== undefined && cached.acceptApiKey === acceptApiKey && cached.deferKey === deferKey) return cached.verdict;
+  const verdict = checkThrottledOnce(request, ctx, acceptApiKey, deferKey);
+  throttledVerdicts.set(key, { acceptApiKey, deferKey, verdict });
   return verdict;
 }
 
@@ -180,10 +204,10 @@ async function personFromToken(ctx: AuthContext, token: string): Promise<Princip
   return { kind: 'user', user, tokenPrefix: record.prefix, sessionId: null };
 }
 
-const throttledVerdicts = new WeakMap<object, { acceptApiKey: boolean; verdict: Promise<Verdict> }>();
+const throttledVerdicts = new WeakMap<object, { acceptApiKey: boolean; deferKey: boolean; verdict: Promise<Verdict> }>();
 const apiKeyVerdicts = new WeakMap<object, Promise<ApiKeyPrincipal>>();
 
-async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean): Promise<Verdict> {
+async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acceptApiKey: boolean, deferKey: boolean): Promise<Verdict> {
   if (ctx.session) {
     // A session was earned through the throttled sign-in; a missing or stale cookie is no guess.
     const principal = await ctx.session(request);
@@ -205,43 +229,11 @@ async function checkThrottledOnce(request: FastifyRequest, ctx: AuthContext, acc
     if (person) return person;
   }
   if (token && acceptApiKey) {
-    const principal = await apiKeyFromToken(ctx, token);
+    const principal = await apiKeyFromToken(ctx, token, deferKey);
     if (principal) return { kind: 'api-key', key: principal };
   }
   ctx.throttle.recordFailure(key, ctx.now());
   throw errors.unauthorized();
-}
-
-export function requestThrottleKey(request: FastifyRequest, ctx: AuthContext): string {
-  const address = resolveClientAddress(
-    request.raw.socket.remoteAddress ?? '',
-    headerValue(request.headers['x-forwarded-for']),
-    ctx.trustedProxyCount,
-  );
-  return throttleKey(address);
-}
-
-function tooManyAttempts(retryAfterSeconds: number): AppError {
-  return new AppError('too_many_attempts', 'Too many refused credentials from this address; wait and retry.', undefined, {
-    'retry-after': String(retryAfterSeconds),
-  });
-}
-
-/**
- * The web interface's sign-in: the admin token presented in a body, under the same per-address
- * lock as the admin token in a header (checked first; a refusal is counted).
- */
-export function checkAdminSignIn(request: FastifyRequest, ctx: AuthContext, token: string): void {
-  const key = requestThrottleKey(request, ctx);
-  const state = ctx.throttle.check(key, ctx.now());
-  if (state.locked) throw tooManyAttempts(state.retryAfterSeconds);
-  if (adminTokenMatches(ctx.adminToken, token)) return;
-  ctx.throttle.recordFailure(key, ctx.now());
-  throw errors.unauthorized();
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
 }
 
 /** The principal a request's credential check accepted (after requireReader, requireAdmin...). */
@@ -333,14 +325,38 @@ function authorizePerson(request: FastifyRequest, principal: Principal): void {
 }
 
 /** Read routes: an API key (its own environment), the admin token or a person (a whole project). */
-export async function requireReader(request: FastifyRequest, ctx: AuthContext): Promise<ReadScope> {
-  const verdict = await checkThrottled(request, ctx, true);
+export function requireReader(request: FastifyRequest, ctx: AuthContext): Promise<ReadScope> {
+  return reader(request, ctx, false);
+}
+
+/**
+ * requireReader for a read whose statement confirms the key itself (search, the journey list):
+ * a key this instance verified before comes back with `unconfirmed`, and the route must confirm
+ * it in its statement, or settle it (`unconfirmed.check`) before answering anything else.
+ */
+export function requireReaderConfirmedByRead(request: FastifyRequest, ctx: AuthContext): Promise<ReadScope> {
+  return reader(request, ctx, true);
+}
+
+async function reader(request: FastifyRequest, ctx: AuthContext, deferKey: boolean): Promise<ReadScope> {
+  const verdict = await checkThrottled(request, ctx, true, deferKey);
   if (verdict.kind === 'api-key') {
     const p = verdict.key;
-    return { projectId: p.projectId, environmentId: p.environmentId, environmentName: p.environmentName };
+    const scope: ReadScope = { projectId: p.projectId, environmentId: p.environmentId, environmentName: p.environmentName };
+    return p.unconfirmed === undefined ? scope : unconfirmedScope(request, ctx, scope, p.unconfirmed);
   }
   authorizePerson(request, verdict);
   return { projectId: await selectProject(request, ctx), environmentId: null, environmentName: null };
+}
+
+function unconfirmedScope(request: FastifyRequest, ctx: AuthContext, scope: ReadScope, standing: KeyStanding): ReadScope {
+  let checked: Promise<ReadScope> | undefined;
+  // The request's verdict is decided again by the full check, and counted if refused.
+  const check = () => (checked ??= (throttledVerdicts.delete(request.raw ?? request), requireReader(request, ctx)));
+  const confirmed = async (recentlyUsed: boolean) => {
+    if (!recentlyUsed) await touchApiKey(ctx.db, { projectId: standing.projectId, id: standing.keyId });
+  };
+  return { ...scope, unconfirmed: { standing, confirmed, check }, [SETTLE_CREDENTIAL]: check } as ReadScope;
 }
 
 /**
@@ -367,16 +383,5 @@ export function adminBeforeBody(ctx: AuthContext) {
   return async (request: FastifyRequest, _reply: unknown, payload: NodeJS.ReadableStream) => {
     await requireAdmin(request, ctx);
     return payload;
-  };
-}
-
-/**
- * onRequest hook of routes that take a credential in their body (sign-in): a locked address is
- * refused with 429 before the body is read, so a lock also spares the parsing.
- */
-export function lockedAddressBeforeBody(ctx: AuthContext) {
-  return async (request: FastifyRequest) => {
-    const state = ctx.throttle.check(requestThrottleKey(request, ctx), ctx.now());
-    if (state.locked) throw tooManyAttempts(state.retryAfterSeconds);
   };
 }

@@ -1,5 +1,7 @@
+import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createKeyring } from './keyring.ts';
+import { createKeyring, requireSubkey } from './keyring.ts';
 import { contentHash, contentHashMatches } from './content-hash.ts';
 
 const KEY_ONE = 'jtrace test key one, not a real key';
@@ -26,6 +28,20 @@ describe('content hash', () => {
   it("answers 'key_missing' once the key that wrote it is removed", () => {
     const stored = contentHash(createKeyring({ current: KEY_TWO }), CANONICAL);
     expect(contentHashMatches(createKeyring({ current: KEY_ONE }), CANONICAL, stored)).toBe('key_missing');
+  });
+
+  it('is the HMAC of the UTF-8 bytes of the canonical form, for any text', () => {
+    const ring = createKeyring({ current: KEY_ONE });
+    const { key } = requireSubkey(ring, 'contentHash', 'current');
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (text) => {
+        const expected = createHmac('sha256', key).update(Buffer.from(text, 'utf8')).digest('hex');
+        expect(contentHash(ring, text).hash).toBe(expected);
+        expect(contentHashMatches(ring, text, { keyId: ring.currentKeyId, hash: expected })).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+    expect(() => contentHash(ring, 'a\ud800')).toThrow(TypeError);
   });
 
   it('treats a malformed stored hash as a mismatch', () => {

@@ -7,7 +7,7 @@
 // permanent conflict.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { requireSubkey, utf8Bytes } from './keyring.ts';
+import { encodableText, requireSubkey } from './keyring.ts';
 import type { Keyring } from './keyring.ts';
 
 export interface StoredContentHash {
@@ -21,7 +21,7 @@ const HEX_HASH = /^[0-9a-f]{64}$/;
 /** Hash the canonical form (section 7) under the current content-hash key. */
 export function contentHash(keyring: Keyring, canonical: string): StoredContentHash {
   const { keyId, key } = requireSubkey(keyring, 'contentHash', 'current');
-  return { keyId, hash: createHmac('sha256', key).update(utf8Bytes(canonical)).digest('hex') };
+  return { keyId, hash: createHmac('sha256', key).update(encodableText(canonical), 'utf8').digest('hex') };
 }
 
 /**
@@ -36,7 +36,7 @@ export function contentHashMatches(
   const key = keyring.subkeyById('contentHash', stored.keyId);
   if (key === null) return 'key_missing';
   if (!HEX_HASH.test(stored.hash)) return false;
-  const actual = createHmac('sha256', key).update(utf8Bytes(canonical)).digest();
+  const actual = createHmac('sha256', key).update(encodableText(canonical), 'utf8').digest();
   // Not secret-bearing in the usual sense, but constant time costs nothing here.
   return timingSafeEqual(actual, Buffer.from(stored.hash, 'hex'));
 }

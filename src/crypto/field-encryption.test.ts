@@ -29,6 +29,16 @@ describe('field encryption', () => {
     expect(fieldKeyId('not a field')).toBeNull();
   });
 
+  it('never gives two values the same IV, across the random pools IVs are drawn from', () => {
+    const ivs = new Set<string>();
+    for (let i = 0; i < 2_000; i++) {
+      const stored = encryptField(ring, `v${i}`);
+      ivs.add(stored.split('.')[2]!);
+      expect(decryptField(ring, stored)).toBe(`v${i}`);
+    }
+    expect(ivs.size).toBe(2_000);
+  });
+
   it('reads values written under the previous key and writes under the new one', () => {
     const old = createKeyring({ current: KEY_TWO });
     const stored = encryptField(old, 'someone@example.com');

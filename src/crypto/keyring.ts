@@ -143,8 +143,16 @@ export function requireSubkey(keyring: Keyring, purpose: SubkeyPurpose, role: Ke
  * such strings earlier, so reaching here with one is a bug and we throw. U+0000 is fine.
  */
 export function utf8Bytes(value: string): Buffer {
+  return Buffer.from(encodableText(value), 'utf8');
+}
+
+/**
+ * The string itself once it is known to encode to UTF-8 unchanged (the check of utf8Bytes), for
+ * a hash to read as UTF-8 directly: the same bytes without making a Buffer of them first.
+ */
+export function encodableText(value: string): string {
   if (!isWellFormedText(value)) {
     throw new TypeError('string contains an unpaired surrogate and cannot be encoded as UTF-8');
   }
-  return Buffer.from(value, 'utf8');
+  return value;
 }

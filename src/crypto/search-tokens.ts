@@ -10,7 +10,7 @@
 // value given here is hashed exactly as given.
 
 import { createHmac } from 'node:crypto';
-import { requireSubkey, utf8Bytes } from './keyring.ts';
+import { encodableText, requireSubkey } from './keyring.ts';
 import type { KeyRole, Keyring } from './keyring.ts';
 
 export interface SearchToken {
@@ -22,7 +22,7 @@ export interface SearchToken {
 /** The token of a normalized value under the current or the previous key (throws if that key is not configured). */
 export function searchToken(keyring: Keyring, normalizedValue: string, which: KeyRole): string {
   const { key } = requireSubkey(keyring, 'searchToken', which);
-  return createHmac('sha256', key).update(utf8Bytes(normalizedValue)).digest('hex');
+  return createHmac('sha256', key).update(encodableText(normalizedValue), 'utf8').digest('hex');
 }
 
 /** What to store when writing: the token under the current key, with that key's id. */

@@ -29,6 +29,7 @@ const EXPECTED_TABLES = [
   'expectations',
   'journey_aliases',
   'journey_findings',
+  'journey_findings_pending',
   'journeys',
   'key_successions',
   'password_links',

@@ -6,7 +6,7 @@ import { createMetrics } from '../metrics/metrics.ts';
 import { MAX_FINDINGS_PER_LIST_ITEM } from '../query/journeys-sql.ts';
 import type { Analyzer } from './analyzer.ts';
 import { MAX_FINDINGS_PER_JOURNEY } from './limits.ts';
-import { allFindingRows, drainAll, pendingCount, quietAnalyzer, storedFindings } from './test-kit.ts';
+import { allFindingRows, drainAll, markAll, pendingCount, quietAnalyzer, storedFindings } from './test-kit.ts';
 
 let fx: ReadFixture;
 const analyzers: Analyzer[] = [];
@@ -92,40 +92,70 @@ describe('the findings analyzer', () => {
   });
 
   it('rewrites only the findings that changed, keeping when each was first found', async () => {
-    const rows = async () =>
-      (await fx.db.pool.query<{ ordinal: number; ctid: string; kind: string; first: string }>(
-        `SELECT ordinal, ctid::text AS ctid, kind, first_found_at::text AS first FROM journey_findings WHERE journey_id = 'jrn-again' ORDER BY ordinal`,
-      )).rows;
+    // The journey's one row: where it is stored, and each finding's kind and first-found time.
+    const row = async () => {
+      const result = await fx.db.pool.query<{ ctid: string; kind: string[]; first: string[] }>(
+        `SELECT ctid::text AS ctid, kind, first_found_at::text[] AS first FROM journey_findings WHERE journey_id = 'jrn-again'`,
+      );
+      expect(result.rows).toHaveLength(1);
+      return result.rows[0]!;
+    };
+    const findings = async () => {
+      const { kind, first } = await row();
+      return kind.map((k, i) => ({ kind: k, first: first[i] }));
+    };
     // Each pass on its own clock, by an analyzer that lets the lock go when done.
     const analyseAt = async (iso: string) => {
       const engine = quietAnalyzer(fx.db.pool, { now: () => Date.parse(iso) });
       await drainAll(engine, fx.db.pool);
       await engine.stop();
     };
-    const markAgain = () => fx.db.pool.query(`UPDATE journeys SET findings_pending = nextval('journey_findings_pending_seq'), findings_pending_at = now()`);
     const events = contactJourney('jrn-again', 'lost');
     await ingest(fx, 'production', events);
     await analyseAt('2026-03-01T00:00:00Z');
-    const first = await rows();
-    expect(first.length).toBeGreaterThan(0);
-    // Analysed again with nothing new: every row stays where it was.
-    await markAgain();
+    const first = await row();
+    expect(first.kind.length).toBeGreaterThan(0);
+    const firstFindings = await findings();
+    // Analysed again with nothing new: the row stays where it was.
+    await markAll(fx.db.pool);
     await analyseAt('2026-03-02T00:00:00Z');
-    expect(await rows()).toEqual(first);
-    // A row the findings no longer have is removed.
+    expect(await row()).toEqual(first);
+    // A finding the analysis no longer has is removed.
     await fx.db.pool.query(
-      `INSERT INTO journey_findings (project_id, journey_id, ordinal, environment_id, entity_type, kind, observed_at)
-       SELECT project_id, id, 99, environment_id, entity_type, 'failed', last_event_at FROM journeys WHERE id = 'jrn-again'`,
+      `UPDATE journey_findings SET kind = kind || 'failed'::text, path = path || NULL::text, step_event_id = step_event_id || NULL::text,
+              step_service = step_service || NULL::text, step_name = step_name || NULL::text, in_transit = in_transit || false,
+              from_event_id = from_event_id || NULL::text, from_service = from_service || NULL::text, from_name = from_name || NULL::text,
+              first_found_at = first_found_at || now() WHERE journey_id = 'jrn-again'`,
     );
-    await markAgain();
+    expect((await row()).kind).toHaveLength(first.kind.length + 1);
+    await markAll(fx.db.pool);
     await analyseAt('2026-03-03T00:00:00Z');
-    expect(await rows()).toEqual(first);
+    expect(await findings()).toEqual(firstFindings);
     // A later event: the old findings keep when they were first found, the new one is found now.
     await ingest(fx, 'production', [{ id: 'jrn-again-fail', journeyId: 'jrn-again', timestamp: '2026-02-11T10:00:00.000Z', entity: { type: 'contact', id: 'contact-1' }, operation: 'failed', name: 'deliver', service: 'worker', error: { type: 'Timeout', message: 'x' } }]);
     await analyseAt('2026-03-04T00:00:00Z');
-    const after = await rows();
-    expect(after.slice(0, first.length).map((row) => row.first)).toEqual(first.map((row) => row.first));
-    expect(after.filter((row) => row.kind === 'failed').map((row) => row.first)).toEqual(['2026-03-04 00:00:00+00']);
+    const after = await findings();
+    expect(after.slice(0, firstFindings.length).map((f) => f.first)).toEqual(firstFindings.map((f) => f.first));
+    expect(after.filter((f) => f.kind === 'failed').map((f) => f.first)).toEqual(['2026-03-04 00:00:00+00']);
+  });
+
+  it('stores one row per journey with findings and leaves the journeys rows as ingestion wrote them', async () => {
+    await ingest(fx, 'production', everyContactJourney());
+    const journeyRows = async () => (await fx.db.pool.query<{ id: string; ctid: string }>(`SELECT id, ctid::text AS ctid FROM journeys ORDER BY id`)).rows;
+    const before = await journeyRows();
+    await drainAll(analyzer(), fx.db.pool);
+    // Clearing a mark rewrites nothing of journeys (a new row version would move it).
+    expect(await journeyRows()).toEqual(before);
+    const rows = await fx.db.pool.query<{ journey_id: string; findings: number }>(
+      `SELECT journey_id, cardinality(kind) AS findings FROM journey_findings ORDER BY journey_id`,
+    );
+    const withFindings = [];
+    for (const { id } of before) {
+      const findings = await storedFindings(fx.db.pool, fx.projectId, id);
+      if (findings.length > 0) withFindings.push({ journey_id: id, findings: findings.length });
+    }
+    expect(withFindings.length).toBeGreaterThan(0);
+    expect(rows.rows).toEqual(withFindings);
   });
 
   it('keeps at most 100 findings per journey; the list shows 10 of them, the journey read all', async () => {
@@ -165,9 +195,10 @@ describe('the findings analyzer', () => {
   it('runs in one instance at a time; another takes over when it stops', async () => {
     await ingest(fx, 'production', contactJourney('jrn-one', 'lost'));
     const first = analyzer();
-    const second = analyzer();
     await first.drain();
     expect(first.holdsLock()).toBe(true);
+    // Started once the first holds the lock: started together, either may take it first.
+    const second = analyzer();
     await ingest(fx, 'production', contactJourney('jrn-two', 'lost'));
     expect(await second.drain()).toBe(0);
     expect(second.holdsLock()).toBe(false);

@@ -13,7 +13,8 @@ import type { Metrics } from '../metrics/metrics.ts';
 import { readJourneysPayloads, type JourneyPayloads } from '../query/journey-payloads.ts';
 import { analyzeJourney } from './analyze.ts';
 import { selectExpectation, type StoredExpectation } from './expectations-sql.ts';
-import { markDueJourneys, selectPendingJourneys, storeAnalyses, type AnalysedJourney } from './findings-sql.ts';
+import { storeAnalyses, type AnalysedJourney } from './findings-sql.ts';
+import { markDueJourneys, selectPendingJourneys } from './pending-sql.ts';
 import { ANALYZER_BATCH_SIZE, ANALYZER_IDLE_MS, ANALYZER_LOCK_RETRY_MS } from './limits.ts';
 
 export interface AnalyzerDeps {

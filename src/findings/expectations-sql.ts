@@ -2,6 +2,7 @@
 
 import type { Queryable } from '../db/pool.ts';
 import type { Expectation } from './expectation-input.ts';
+import { markEntityType } from './pending-sql.ts';
 
 interface ExpectationRecord {
   entity_type: string;
@@ -62,12 +63,4 @@ export async function deleteExpectation(db: Queryable, projectId: string, entity
   if ((result.rowCount ?? 0) === 0) return false;
   await markEntityType(db, projectId, entityType);
   return true;
-}
-
-async function markEntityType(db: Queryable, projectId: string, entityType: string): Promise<void> {
-  await db.query(
-    `UPDATE journeys SET findings_pending = nextval('journey_findings_pending_seq'), findings_pending_at = COALESCE(findings_pending_at, now())
-      WHERE project_id = $1 AND entity_type = $2`,
-    [projectId, entityType],
-  );
 }

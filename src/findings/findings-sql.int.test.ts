@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../db/pool.ts';
 import { createReadFixture, ingest, type ReadFixture } from '../query/test-fixtures.ts';
 import { FINDING_KINDS, type JourneyFinding } from './analyze.ts';
-import { selectPendingJourneys, storeAnalyses } from './findings-sql.ts';
+import { storeAnalyses } from './findings-sql.ts';
+import { selectPendingJourneys } from './pending-sql.ts';
 import { storedFindings } from './test-kit.ts';
 
 let fx: ReadFixture;

@@ -1,286 +1,262 @@
-// SQL of the analyzer: the journeys marked by ingestion (migration 0007), their findings
-// replaced and their mark cleared in one transaction, and the reads of stored findings.
+// SQL of stored findings (migration 0019): one row per journey with findings, the findings as
+// parallel arrays in the analyzer's order. The analyzer replaces a batch's rows and clears their
+// marks (src/findings/pending-sql.ts) in one transaction.
 
 import type { Queryable } from '../db/pool.ts';
 import type { FindingKind, FindingStep, JourneyFinding } from './analyze.ts';
-
-export interface PendingJourney {
-  projectId: string;
-  id: string;
-  environmentId: string;
-  entityType: string;
-  startedAt: Date;
-  lastEventAt: Date;
-  /** The mark as read: cleared only if nothing marked the journey again meanwhile. */
-  pending: string;
-}
-
-/** The oldest marks first: a journey marked long ago is not starved by busy ones. */
-export async function selectPendingJourneys(db: Queryable, limit: number): Promise<PendingJourney[]> {
-  const result = await db.query<{ project_id: string; id: string; environment_id: string; entity_type: string; started_at: Date; last_event_at: Date; findings_pending: string }>(
-    `SELECT project_id, id, environment_id, entity_type, started_at, last_event_at, findings_pending
-       FROM journeys WHERE findings_pending IS NOT NULL ORDER BY findings_pending LIMIT $1`,
-    [limit],
-  );
-  return result.rows.map((row) => ({
-    projectId: row.project_id,
-    id: row.id,
-    environmentId: row.environment_id,
-    entityType: row.entity_type,
-    startedAt: row.started_at,
-    lastEventAt: row.last_event_at,
-    pending: row.findings_pending,
-  }));
-}
+import { ArrayLiteral } from './array-literals.ts';
+import type { PendingJourney } from './pending-sql.ts';
 
 export interface AnalysedJourney {
   journey: PendingJourney;
   findings: JourneyFinding[];
 }
 
-/** What a stored finding says: the columns a read turns back into a finding. */
-interface FindingRecord {
-  journey_id: string;
-  kind: FindingKind;
-  path: string | null;
-  step_event_id: string | null;
-  step_service: string | null;
-  step_name: string | null;
-  in_transit: boolean;
-  from_event_id: string | null;
-  from_service: string | null;
-  from_name: string | null;
+/** A journey's findings as stored: one array per column, an element per finding. */
+interface FindingArrays {
+  kind: FindingKind[];
+  path: Array<string | null>;
+  step_event_id: Array<string | null>;
+  step_service: Array<string | null>;
+  step_name: Array<string | null>;
+  in_transit: boolean[];
+  from_event_id: Array<string | null>;
+  from_service: Array<string | null>;
+  from_name: Array<string | null>;
 }
 
-/** One stored finding row: what storing compares and writes. */
-interface FindingRow extends FindingRecord {
-  ordinal: number;
+interface StoredRow extends FindingArrays {
   environment_id: string;
   entity_type: string;
   observed_at: Date;
+  first_found_at: Date[];
 }
 
-const ROW_COLUMNS = ['environment_id', 'entity_type', 'kind', 'path', 'step_event_id', 'step_service', 'step_name', 'in_transit',
-  'from_event_id', 'from_service', 'from_name'] as const;
+const ARRAY_COLUMNS = ['kind', 'path', 'step_event_id', 'step_service', 'step_name', 'in_transit', 'from_event_id', 'from_service', 'from_name'] as const;
 
 /** The same finding (what first_found_at follows across analyses): kind, path, where and from where. */
-const identity = (row: Pick<FindingRow, 'kind' | 'path' | 'step_event_id' | 'from_event_id'>) =>
-  `${row.kind}\u0000${row.path ?? '\u0001'}\u0000${row.step_event_id ?? '\u0001'}\u0000${row.from_event_id ?? '\u0001'}`;
+const identity = (row: FindingArrays, i: number) =>
+  `${row.kind[i]}\u0000${row.path[i] ?? '\u0001'}\u0000${row.step_event_id[i] ?? '\u0001'}\u0000${row.from_event_id[i] ?? '\u0001'}`;
 
-const sameRow = (a: FindingRow, b: FindingRow) => a.observed_at.getTime() === b.observed_at.getTime() && ROW_COLUMNS.every((column) => a[column] === b[column]);
+function arraysOf(findings: readonly JourneyFinding[]): FindingArrays {
+  return {
+    kind: findings.map((f) => f.kind),
+    path: findings.map((f) => f.path),
+    step_event_id: findings.map((f) => f.step?.eventId ?? null),
+    step_service: findings.map((f) => f.step?.service ?? null),
+    step_name: findings.map((f) => f.step?.name ?? null),
+    in_transit: findings.map((f) => f.inTransit),
+    from_event_id: findings.map((f) => f.from?.eventId ?? null),
+    from_service: findings.map((f) => f.from?.service ?? null),
+    from_name: findings.map((f) => f.from?.name ?? null),
+  };
+}
 
-function rowsOf({ journey, findings }: AnalysedJourney): FindingRow[] {
-  return findings.map((finding, ordinal) => ({
-    journey_id: journey.id,
-    ordinal,
-    environment_id: journey.environmentId,
-    entity_type: journey.entityType,
-    kind: finding.kind,
-    path: finding.path,
-    step_event_id: finding.step?.eventId ?? null,
-    step_service: finding.step?.service ?? null,
-    step_name: finding.step?.name ?? null,
-    in_transit: finding.inTransit,
-    from_event_id: finding.from?.eventId ?? null,
-    from_service: finding.from?.service ?? null,
-    from_name: finding.from?.name ?? null,
-    observed_at: journey.lastEventAt,
-  }));
+/** When each finding was first found: as stored for one found again (the earliest), else now. */
+function firstFound(after: FindingArrays, before: StoredRow | null, now: Date): Date[] {
+  const known = new Map<string, Date>();
+  for (let i = 0; i < (before?.kind.length ?? 0); i++) {
+    const key = identity(before!, i);
+    const at = before!.first_found_at[i]!;
+    const seen = known.get(key);
+    if (seen === undefined || at < seen) known.set(key, at);
+  }
+  return after.kind.map((_, i) => known.get(identity(after, i)) ?? now);
+}
+
+function unchanged(before: StoredRow, after: StoredRow): boolean {
+  return (
+    before.environment_id === after.environment_id &&
+    before.entity_type === after.entity_type &&
+    before.observed_at.getTime() === after.observed_at.getTime() &&
+    before.kind.length === after.kind.length &&
+    ARRAY_COLUMNS.every((column) => (before[column] as unknown[]).every((value, i) => value === after[column][i])) &&
+    before.first_found_at.every((at, i) => at.getTime() === after.first_found_at[i]!.getTime())
+  );
 }
 
 /**
  * In the caller's transaction: locks the journeys (project, then id in byte order, the order
- * ingestion locks them in, so the two never deadlock), replaces the findings of those still
- * there, and clears each mark that still holds the value read. Returns the journeys cleared.
- *
- * Set-based, one statement per step and project: a row found again unchanged at its place is
- * left as it is, and only the rows that differ are deleted and written (a journey analysed for
- * the first time has nothing to delete). Typed arrays, not JSON: PostgreSQL reads them for a
- * fraction of the cost of jsonb_to_recordset (docs/benchmarks.md, Findings).
+ * ingestion locks them in, so the two never deadlock) reading their stored findings, then in one
+ * statement writes the rows that differ, removes those of journeys left without findings, and
+ * clears each mark that still holds the value read. Returns the journeys cleared.
  */
 export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], now: Date): Promise<number> {
   if (analysed.length === 0) return 0;
-  const locked = await db.query<{ project_id: string; id: string }>(
-    `SELECT j.project_id, j.id FROM journeys j
+  const locked = await db.query<{ project_id: string; id: string; stored: boolean } & StoredRow>(
+    `SELECT j.project_id, j.id, f.journey_id IS NOT NULL AS stored, f.environment_id, f.entity_type, f.observed_at,
+            f.${ARRAY_COLUMNS.join(', f.')}, f.first_found_at
+       FROM journeys j
        JOIN unnest($1::uuid[], $2::text[]) AS k(project_id, id) ON j.project_id = k.project_id AND j.id = k.id
+       LEFT JOIN journey_findings f ON f.project_id = j.project_id AND f.journey_id = j.id
       ORDER BY j.project_id, j.id COLLATE "C" FOR UPDATE OF j`,
     [analysed.map((a) => a.journey.projectId), analysed.map((a) => a.journey.id)],
   );
-  const present = new Set(locked.rows.map((row) => `${row.project_id}\u0000${row.id}`));
-  const kept = analysed.filter((a) => present.has(`${a.journey.projectId}\u0000${a.journey.id}`));
-  if (kept.length === 0) return 0;
-  for (const projectId of new Set(kept.map((a) => a.journey.projectId))) {
-    await replaceFindings(db, projectId, kept.filter((a) => a.journey.projectId === projectId), now);
-  }
-  const cleared = await db.query(
-    `UPDATE journeys j SET findings_pending = NULL, findings_pending_at = NULL
-       FROM unnest($1::uuid[], $2::text[], $3::int8[]) AS k(project_id, id, pending)
-      WHERE j.project_id = k.project_id AND j.id = k.id AND j.findings_pending = k.pending`,
-    [kept.map((a) => a.journey.projectId), kept.map((a) => a.journey.id), kept.map((a) => a.journey.pending)],
-  );
-  return cleared.rowCount ?? 0;
-}
-
-/** The findings of some locked journeys of one project replaced by those analysed, row by row. */
-async function replaceFindings(db: Queryable, projectId: string, analysed: AnalysedJourney[], now: Date): Promise<void> {
-  const ids = analysed.map((a) => a.journey.id);
-  const old = await db.query<FindingRow & { first_found_at: Date }>(
-    `SELECT journey_id, ordinal, ${ROW_COLUMNS.join(', ')}, observed_at, first_found_at
-       FROM journey_findings WHERE project_id = $1 AND journey_id = ANY($2::text[])`,
-    [projectId, ids],
-  );
-  const oldByJourney = new Map<string, Array<FindingRow & { first_found_at: Date }>>();
-  for (const row of old.rows) {
-    const rows = oldByJourney.get(row.journey_id) ?? [];
-    rows[row.ordinal] = row;
-    oldByJourney.set(row.journey_id, rows);
-  }
-  const removed: { journey: string[]; ordinal: number[] } = { journey: [], ordinal: [] };
-  const written = new WrittenRows();
-  for (const journey of analysed) {
-    const before = oldByJourney.get(journey.journey.id);
-    if (before === undefined) {
-      // Analysed for the first time (the common case): every finding is new.
-      journey.findings.forEach((finding, ordinal) => written.add(journey, ordinal, finding, null));
+  const stored = new Map(locked.rows.map((row) => [`${row.project_id}\u0000${row.id}`, row.stored ? row : null]));
+  const writes = new Writes();
+  const cleared: PendingJourney[] = [];
+  for (const { journey, findings } of analysed) {
+    const key = `${journey.projectId}\u0000${journey.id}`;
+    if (!stored.has(key)) continue; // deleted meanwhile
+    cleared.push(journey);
+    const before = stored.get(key) ?? null;
+    if (findings.length === 0) {
+      if (before !== null) writes.emptied(journey);
       continue;
     }
-    // One found again keeps when it was first found, so alert windows count it once.
-    const firstFound = new Map<string, Date>();
-    for (const row of before) {
-      if (row === undefined) continue;
-      const known = firstFound.get(identity(row));
-      if (known === undefined || row.first_found_at < known) firstFound.set(identity(row), row.first_found_at);
-    }
-    const after = rowsOf(journey);
-    for (const row of after) {
-      const previous = before[row.ordinal];
-      const first = firstFound.get(identity(row)) ?? null;
-      if (previous !== undefined && sameRow(previous, row) && previous.first_found_at.getTime() === (first ?? now).getTime()) continue;
-      if (previous !== undefined) {
-        removed.journey.push(row.journey_id);
-        removed.ordinal.push(row.ordinal);
+    const arrays = arraysOf(findings);
+    const after: StoredRow = {
+      ...arrays,
+      environment_id: journey.environmentId,
+      entity_type: journey.entityType,
+      observed_at: journey.lastEventAt,
+      first_found_at: firstFound(arrays, before, now),
+    };
+    // Found again as it was: the row stays as it is.
+    if (before === null || !unchanged(before, after)) writes.add(journey, after);
+  }
+  if (cleared.length === 0) return 0;
+  const result = await db.query<{ cleared: number }>(
+    `WITH journey AS (
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::timestamptz[])
+         WITH ORDINALITY AS j(project_id, journey_id, environment_id, entity_type, observed_at, n)
+     ), step AS (
+       SELECT * FROM unnest($6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS s(event_id, service, name, n)
+     ), flat AS (
+       SELECT r.journey, r.kind, r.path, s.event_id AS step_event_id, s.service AS step_service, s.name AS step_name, r.in_transit,
+              f.event_id AS from_event_id, f.service AS from_service, f.name AS from_name, COALESCE(r.first_found_at, $9) AS first_found_at,
+              r.ordinal
+         FROM unnest($10::int8[], $11::text[], $12::text[], $13::int8[], $14::bool[], $15::int8[], $16::timestamptz[])
+                WITH ORDINALITY AS r(journey, kind, path, step, in_transit, from_step, first_found_at, ordinal)
+         LEFT JOIN step s ON s.n = r.step
+         LEFT JOIN step f ON f.n = r.from_step
+     ), grouped AS (
+       SELECT journey, array_agg(kind ORDER BY ordinal) AS kind, array_agg(path ORDER BY ordinal) AS path,
+              array_agg(step_event_id ORDER BY ordinal) AS step_event_id, array_agg(step_service ORDER BY ordinal) AS step_service,
+              array_agg(step_name ORDER BY ordinal) AS step_name, array_agg(in_transit ORDER BY ordinal) AS in_transit,
+              array_agg(from_event_id ORDER BY ordinal) AS from_event_id, array_agg(from_service ORDER BY ordinal) AS from_service,
+              array_agg(from_name ORDER BY ordinal) AS from_name, array_agg(first_found_at ORDER BY ordinal) AS first_found_at,
+              max(first_found_at) AS last_found_at
+         FROM flat GROUP BY journey
+     ), written AS (
+       INSERT INTO journey_findings (project_id, journey_id, environment_id, entity_type, observed_at, last_found_at, kind, path,
+          step_event_id, step_service, step_name, in_transit, from_event_id, from_service, from_name, first_found_at)
+       SELECT j.project_id, j.journey_id, j.environment_id, j.entity_type, j.observed_at, g.last_found_at, g.kind, g.path,
+          g.step_event_id, g.step_service, g.step_name, g.in_transit, g.from_event_id, g.from_service, g.from_name, g.first_found_at
+         FROM grouped g JOIN journey j ON j.n = g.journey
+       ON CONFLICT (project_id, journey_id) DO UPDATE SET environment_id = EXCLUDED.environment_id, entity_type = EXCLUDED.entity_type,
+          observed_at = EXCLUDED.observed_at, last_found_at = EXCLUDED.last_found_at, kind = EXCLUDED.kind, path = EXCLUDED.path,
+          step_event_id = EXCLUDED.step_event_id, step_service = EXCLUDED.step_service, step_name = EXCLUDED.step_name,
+          in_transit = EXCLUDED.in_transit, from_event_id = EXCLUDED.from_event_id, from_service = EXCLUDED.from_service,
+          from_name = EXCLUDED.from_name, first_found_at = EXCLUDED.first_found_at
+     ), emptied AS (
+       DELETE FROM journey_findings f USING unnest($17::uuid[], $18::text[]) AS e(project_id, journey_id)
+        WHERE f.project_id = e.project_id AND f.journey_id = e.journey_id
+     ), cleared AS (
+       DELETE FROM journey_findings_pending p USING unnest($19::uuid[], $20::text[], $21::int8[]) AS k(project_id, journey_id, pending)
+        WHERE p.project_id = k.project_id AND p.journey_id = k.journey_id AND p.pending = k.pending
+       RETURNING 1
+     )
+     SELECT count(*)::int AS cleared FROM cleared`,
+    [...writes.values(now), cleared.map((j) => j.projectId), cleared.map((j) => j.id), cleared.map((j) => j.pending)],
+  );
+  return result.rows[0]!.cleared;
+}
+
+/**
+ * The rows to write as flat arrays (what unnest reads): one element per journey for what its
+ * findings share; one per finding for the rest, with the journey's place (1-based) beside it,
+ * its step and from step as places in a list of the batch's distinct steps, and its first-found
+ * time null when it is now. Few elements per finding, and array literals built here
+ * (array-literals.ts): node-postgres serialises an array parameter element by element, which
+ * cost the analyzer more than its statements (docs/benchmarks.md, Findings).
+ */
+class Writes {
+  private readonly journeys: PendingJourney[] = [];
+  private readonly rows: StoredRow[] = [];
+  private readonly gone: PendingJourney[] = [];
+
+  add(journey: PendingJourney, row: StoredRow): void {
+    this.journeys.push(journey);
+    this.rows.push(row);
+  }
+
+  emptied(journey: PendingJourney): void {
+    this.gone.push(journey);
+  }
+
+  values(now: Date): unknown[] {
+    // The batch's distinct steps, found by event id without building a key per finding.
+    const byEvent = new Map<string | null, Array<{ service: string | null; name: string | null; at: string }>>();
+    const step = { eventId: new ArrayLiteral(), service: new ArrayLiteral(), name: new ArrayLiteral() };
+    let count = 0;
+    const place = (eventId: string | null, service: string | null, name: string | null): string => {
+      if (eventId === null && service === null && name === null) return 'NULL';
+      let known = byEvent.get(eventId);
+      if (known === undefined) byEvent.set(eventId, (known = []));
+      for (const candidate of known) if (candidate.service === service && candidate.name === name) return candidate.at;
+      const at = String(++count);
+      known.push({ service, name, at });
+      step.eventId.text(eventId);
+      step.service.text(service);
+      step.name.text(name);
+      return at;
+    };
+    const finding = { journey: new ArrayLiteral(), kind: new ArrayLiteral(), path: new ArrayLiteral(), step: new ArrayLiteral(),
+      inTransit: new ArrayLiteral(), from: new ArrayLiteral(), firstFound: new ArrayLiteral() };
+    const nowMs = now.getTime();
+    this.rows.forEach((row, index) => {
+      const journey = String(index + 1);
+      for (let i = 0; i < row.kind.length; i++) {
+        finding.journey.plain(journey);
+        finding.kind.plain(row.kind[i]!);
+        finding.path.text(row.path[i] ?? null);
+        finding.step.plain(place(row.step_event_id[i] ?? null, row.step_service[i] ?? null, row.step_name[i] ?? null));
+        finding.inTransit.plain(row.in_transit[i] ? 't' : 'f');
+        finding.from.plain(place(row.from_event_id[i] ?? null, row.from_service[i] ?? null, row.from_name[i] ?? null));
+        const first = row.first_found_at[i]!;
+        finding.firstFound.plain(first.getTime() === nowMs ? 'NULL' : first.toISOString());
       }
-      written.add(journey, row.ordinal, journey.findings[row.ordinal]!, first);
-    }
-    for (let ordinal = after.length; ordinal < before.length; ordinal++) {
-      if (before[ordinal] === undefined) continue;
-      removed.journey.push(journey.journey.id);
-      removed.ordinal.push(ordinal);
-    }
-  }
-  if (removed.journey.length > 0) {
-    await db.query(
-      `DELETE FROM journey_findings f USING unnest($2::text[], $3::int[]) AS k(journey_id, ordinal)
-        WHERE f.project_id = $1 AND f.journey_id = k.journey_id AND f.ordinal = k.ordinal`,
-      [projectId, removed.journey, removed.ordinal],
-    );
-  }
-  if (written.journeyId.length === 0) return;
-  await db.query(
-    `INSERT INTO journey_findings (project_id, journey_id, ordinal, environment_id, entity_type, kind, path, step_event_id, step_service,
-        step_name, in_transit, from_event_id, from_service, from_name, observed_at, first_found_at)
-     SELECT $1, r.journey_id, r.ordinal, j.environment_id, j.entity_type, r.kind, r.path, r.step_event_id, r.step_service, r.step_name,
-        r.in_transit, r.from_event_id, r.from_service, r.from_name, j.observed_at, COALESCE(r.first_found_at, $2)
-       FROM unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[], $11::text[], $12::text[],
-              $13::text[], $14::timestamptz[]) AS r(journey_id, ordinal, kind, path, step_event_id, step_service, step_name, in_transit,
-              from_event_id, from_service, from_name, first_found_at)
-       JOIN unnest($15::text[], $16::uuid[], $17::text[], $18::timestamptz[]) AS j(id, environment_id, entity_type, observed_at) ON j.id = r.journey_id`,
-    [projectId, now, written.journeyId, written.ordinal, written.kind, written.path, written.stepEventId, written.stepService, written.stepName,
-      written.inTransit, written.fromEventId, written.fromService, written.fromName, written.firstFoundAt,
-      written.journeys.map((a) => a.journey.id), written.journeys.map((a) => a.journey.environmentId),
-      written.journeys.map((a) => a.journey.entityType), written.journeys.map((a) => a.journey.lastEventAt)],
-  );
-}
-
-/**
- * The rows to write as one array per column (what unnest reads); what every row of a journey
- * shares is kept once per journey, and a finding first found now as null.
- */
-class WrittenRows {
-  readonly journeys: AnalysedJourney[] = [];
-  readonly journeyId: string[] = [];
-  readonly ordinal: number[] = [];
-  readonly kind: string[] = [];
-  readonly path: Array<string | null> = [];
-  readonly stepEventId: Array<string | null> = [];
-  readonly stepService: Array<string | null> = [];
-  readonly stepName: Array<string | null> = [];
-  readonly inTransit: boolean[] = [];
-  readonly fromEventId: Array<string | null> = [];
-  readonly fromService: Array<string | null> = [];
-  readonly fromName: Array<string | null> = [];
-  readonly firstFoundAt: Array<Date | null> = [];
-
-  add(journey: AnalysedJourney, ordinal: number, finding: JourneyFinding, firstFoundAt: Date | null): void {
-    if (this.journeys.at(-1) !== journey) this.journeys.push(journey);
-    this.journeyId.push(journey.journey.id);
-    this.ordinal.push(ordinal);
-    this.kind.push(finding.kind);
-    this.path.push(finding.path);
-    this.stepEventId.push(finding.step?.eventId ?? null);
-    this.stepService.push(finding.step?.service ?? null);
-    this.stepName.push(finding.step?.name ?? null);
-    this.inTransit.push(finding.inTransit);
-    this.fromEventId.push(finding.from?.eventId ?? null);
-    this.fromService.push(finding.from?.service ?? null);
-    this.fromName.push(finding.from?.name ?? null);
-    this.firstFoundAt.push(firstFoundAt);
+    });
+    return [
+      this.journeys.map((j) => j.projectId),
+      this.journeys.map((j) => j.id),
+      this.rows.map((r) => r.environment_id),
+      this.rows.map((r) => r.entity_type),
+      this.rows.map((r) => r.observed_at),
+      ...[step.eventId, step.service, step.name].map(String),
+      now,
+      ...Object.values(finding).map(String),
+      this.gone.map((j) => j.projectId),
+      this.gone.map((j) => j.id),
+    ];
   }
 }
 
-/**
- * Marks journeys whose expectation's deadline or longest gap has passed since they were last
- * analysed, without their final step and not yet found overdue: time alone makes them overdue,
- * no event will mark them. At most `limit` per pass.
- */
-export async function markDueJourneys(db: Queryable, now: Date, limit: number): Promise<number> {
-  const result = await db.query(
-    `UPDATE journeys j SET findings_pending = nextval('journey_findings_pending_seq'), findings_pending_at = $1
-      WHERE (j.project_id, j.id) IN (
-        SELECT d.project_id, d.id FROM journeys d
-          JOIN expectations x ON x.project_id = d.project_id AND x.entity_type = d.entity_type
-         WHERE d.findings_pending IS NULL
-           AND ((x.deadline_seconds IS NOT NULL AND d.started_at + make_interval(secs => x.deadline_seconds) < $1)
-             OR (x.max_gap_seconds IS NOT NULL AND d.last_event_at + make_interval(secs => x.max_gap_seconds) < $1))
-           AND NOT EXISTS (SELECT 1 FROM events e WHERE e.project_id = d.project_id AND e.journey_id = d.id AND e.name = x.final_step)
-           AND NOT EXISTS (SELECT 1 FROM journey_findings f WHERE f.project_id = d.project_id AND f.journey_id = d.id AND f.kind = 'overdue')
-         LIMIT $2)`,
-    [now, limit],
-  );
-  return result.rowCount ?? 0;
-}
-
-/** Seconds since the oldest mark still waiting (0 when none): the analyzer's lag. */
-export async function selectLagSeconds(db: Queryable, now: Date): Promise<number> {
-  const result = await db.query<{ lag: number | null }>(
-    `SELECT EXTRACT(EPOCH FROM ($1::timestamptz - min(findings_pending_at)))::float8 AS lag FROM journeys WHERE findings_pending IS NOT NULL`,
-    [now],
-  );
-  return Math.max(0, result.rows[0]?.lag ?? 0);
-}
-
-function stepOf(eventId: string | null, service: string | null, name: string | null): FindingStep | null {
-  return eventId === null || service === null || name === null ? null : { eventId, service, name };
+function stepOf(eventId: string | null | undefined, service: string | null | undefined, name: string | null | undefined): FindingStep | null {
+  return eventId == null || service == null || name == null ? null : { eventId, service, name };
 }
 
 /** Stored findings of some journeys of one project, in the order the analyzer found them. */
 export async function selectFindings(db: Queryable, projectId: string, journeyIds: string[], perJourney: number | null): Promise<Map<string, JourneyFinding[]>> {
   const byJourney = new Map<string, JourneyFinding[]>(journeyIds.map((id) => [id, []]));
   if (journeyIds.length === 0) return byJourney;
-  const result = await db.query<FindingRecord>(
-    `SELECT journey_id, kind, path, step_event_id, step_service, step_name, in_transit, from_event_id, from_service, from_name
-       FROM journey_findings WHERE project_id = $1 AND journey_id = ANY($2::text[]) AND ($3::int IS NULL OR ordinal < $3)
-      ORDER BY journey_id, ordinal`,
-    [projectId, journeyIds, perJourney],
+  const result = await db.query<{ journey_id: string } & FindingArrays>(
+    `SELECT journey_id, ${ARRAY_COLUMNS.join(', ')} FROM journey_findings WHERE project_id = $1 AND journey_id = ANY($2::text[])`,
+    [projectId, journeyIds],
   );
   for (const row of result.rows) {
-    byJourney.get(row.journey_id)?.push({
-      kind: row.kind,
-      path: row.path,
-      step: stepOf(row.step_event_id, row.step_service, row.step_name),
-      inTransit: row.in_transit,
-      from: stepOf(row.from_event_id, row.from_service, row.from_name),
-    });
+    const count = Math.min(row.kind.length, perJourney ?? Infinity);
+    byJourney.set(
+      row.journey_id,
+      row.kind.slice(0, count).map((kind, i) => ({
+        kind,
+        path: row.path[i] ?? null,
+        step: stepOf(row.step_event_id[i], row.step_service[i], row.step_name[i]),
+        inTransit: row.in_transit[i]!,
+        from: stepOf(row.from_event_id[i], row.from_service[i], row.from_name[i]),
+      })),
+    );
   }
   return byJourney;
 }

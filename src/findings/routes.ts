@@ -14,8 +14,8 @@ import { findEnvironment } from '../projects/environments-sql.ts';
 import { findProjectBySlug } from '../projects/projects-sql.ts';
 import { expectationInputSchema } from './expectation-input.ts';
 import { deleteExpectation, listExpectations, parseExpectation, saveExpectation, suggestFromHistory, type StoredExpectation } from './expectations.ts';
-import { selectLagSeconds } from './findings-sql.ts';
 import { MAX_EXPECTATION_NAME, MAX_SUGGESTION_JOURNEYS } from './limits.ts';
+import { selectLagSeconds } from './pending-sql.ts';
 import { selectFindingsSummary } from './summary-sql.ts';
 
 const DAY_MS = 86_400_000;

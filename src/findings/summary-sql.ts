@@ -23,13 +23,16 @@ export interface FindingsSummary {
 export async function selectFindingsSummary(db: Queryable, scope: SummaryScope): Promise<FindingsSummary> {
   const where = `f.project_id = $1 AND f.observed_at >= $2 AND f.observed_at < $3 AND ($4::uuid IS NULL OR f.environment_id = $4)`;
   const values = [scope.projectId, scope.since, scope.until, scope.environmentId];
+  // A journey's row holds each of its findings once: a kind counts the rows that hold it.
   const counts = await db.query<{ kind: FindingKind; journeys: number }>(
-    `SELECT f.kind, count(DISTINCT f.journey_id)::int AS journeys FROM journey_findings f WHERE ${where} GROUP BY f.kind`,
+    `SELECT k.kind, count(*)::int AS journeys FROM journey_findings f, LATERAL (SELECT DISTINCT unnest(f.kind) AS kind) k
+      WHERE ${where} GROUP BY k.kind`,
     values,
   );
   const paths = await db.query<{ path: string; journeys: number; step_service: string; step_name: string; step_journeys: number }>(
-    `WITH lost AS (SELECT f.path, f.step_service, f.step_name, f.journey_id FROM journey_findings f
-                    WHERE ${where} AND f.kind = 'lost' AND f.path IS NOT NULL AND f.step_name IS NOT NULL),
+    `WITH lost AS (SELECT u.path, u.step_service, u.step_name, f.journey_id
+                     FROM journey_findings f, unnest(f.kind, f.path, f.step_service, f.step_name) AS u(kind, path, step_service, step_name)
+                    WHERE ${where} AND 'lost' = ANY (f.kind) AND u.kind = 'lost' AND u.path IS NOT NULL AND u.step_name IS NOT NULL),
           per_path AS (SELECT path, count(DISTINCT journey_id)::int AS journeys FROM lost GROUP BY path),
           per_step AS (SELECT path, step_service, step_name, count(DISTINCT journey_id)::int AS step_journeys,
                               row_number() OVER (PARTITION BY path ORDER BY count(DISTINCT journey_id) DESC,

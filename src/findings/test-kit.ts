@@ -23,7 +23,16 @@ export async function drainAll(analyzer: Analyzer, pool: Pool): Promise<void> {
 }
 
 export async function pendingCount(pool: Pool): Promise<number> {
-  return (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys WHERE findings_pending IS NOT NULL')).rows[0]!.n;
+  return (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journey_findings_pending')).rows[0]!.n;
+}
+
+/** Marks every journey for analysis again, as an event stored now would. */
+export async function markAll(pool: Pool): Promise<void> {
+  await pool.query(
+    `INSERT INTO journey_findings_pending (project_id, journey_id, pending, pending_at)
+     SELECT project_id, id, nextval('journey_findings_pending_seq'), now() FROM journeys
+     ON CONFLICT (project_id, journey_id) DO UPDATE SET pending = EXCLUDED.pending`,
+  );
 }
 
 export async function storedFindings(pool: Pool, projectId: string, journeyId: string): Promise<JourneyFinding[]> {
@@ -33,8 +42,10 @@ export async function storedFindings(pool: Pool, projectId: string, journeyId: s
 /** Every stored finding of the database, as comparable text rows. */
 export async function allFindingRows(pool: Pool): Promise<string[]> {
   const result = await pool.query<{ row: string }>(
-    `SELECT concat_ws('|', journey_id, ordinal, kind, path, step_event_id, in_transit, from_event_id) AS row
-       FROM journey_findings ORDER BY journey_id COLLATE "C", ordinal`,
+    `SELECT concat_ws('|', f.journey_id, u.ordinal - 1, u.kind, u.path, u.step_event_id, u.in_transit, u.from_event_id) AS row
+       FROM journey_findings f, unnest(f.kind, f.path, f.step_event_id, f.in_transit, f.from_event_id)
+              WITH ORDINALITY AS u(kind, path, step_event_id, in_transit, from_event_id, ordinal)
+      ORDER BY f.journey_id COLLATE "C", u.ordinal`,
   );
   return result.rows.map((r) => r.row);
 }

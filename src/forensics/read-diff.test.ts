@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { alignArrays, findIdKey } from './array-align.ts';
-import { jsonEqual } from './json-values.ts';
-import { MAX_READ_DIFF_ROWS, readDiff } from './read-diff.ts';
+import { jsonEqual, stableKey } from './json-values.ts';
+import { MAX_READ_DIFF_ROWS, pairRenames, readDiff } from './read-diff.ts';
 import { applyRows } from './test-apply-rows.ts';
 
 describe('readDiff', () => {
@@ -220,3 +220,40 @@ function lcsLength(a: readonly string[], b: readonly string[]): number {
   }
   return table[0]![0]!;
 }
+
+describe('pairRenames', () => {
+  // The pairing as first written: every value's full key, the first waiting key of equal value.
+  function reference(before: Record<string, unknown>, gone: string[], after: Record<string, unknown>, arrived: string[]): Map<string, string> {
+    const pairs = new Map<string, string>();
+    const pairable = (value: unknown) => value !== null && value !== '' && typeof value !== 'boolean';
+    const waiting = new Map<string, string[]>();
+    for (const key of arrived) if (pairable(after[key])) waiting.set(stableKey(after[key]), [...(waiting.get(stableKey(after[key])) ?? []), key]);
+    for (const key of gone) {
+      if (!pairable(before[key])) continue;
+      const candidate = waiting.get(stableKey(before[key]))?.shift();
+      if (candidate !== undefined) pairs.set(key, candidate);
+    }
+    return pairs;
+  }
+  // Few distinct values, so that many are equal, of the same shape, or of the same size.
+  const value = fc.letrec<{ value: unknown }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom(null, '', true, 0, 1, 'a', 'b'),
+      fc.array(tie('value'), { maxLength: 2 }),
+      fc.dictionary(fc.constantFrom('x', 'y'), tie('value'), { maxKeys: 2 }),
+    ),
+  })).value;
+  const side = (prefix: string) => fc.dictionary(fc.constantFrom(...['1', '2', '3', '4'].map((k) => prefix + k)), value, { maxKeys: 4 });
+
+  it('pairs as comparing every value in full would', () => {
+    fc.assert(
+      fc.property(side('g'), side('a'), (before, after) => {
+        const gone = Object.keys(before).sort();
+        const arrived = Object.keys(after).sort();
+        expect(pairRenames(before, gone, after, arrived)).toEqual(reference(before, gone, after, arrived));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -126,7 +126,9 @@ function walkObjects(
 /**
  * Pairs a disappeared key with an appeared key of the same object holding an equal value, in
  * key order; each key pairs at most once. Null, booleans and the empty string are too common
- * to say that a key was renamed, so they never pair.
+ * to say that a key was renamed, so they never pair. Values are first sorted by a cheap class
+ * that equal values share (a primitive's own key, an array's length, an object's key count):
+ * the full key of an object or array is computed only when the other side has one like it.
  */
 export function pairRenames(
   before: Record<string, unknown>,
@@ -136,20 +138,33 @@ export function pairRenames(
 ): Map<string, string> {
   const pairs = new Map<string, string>();
   if (gone.length === 0 || arrived.length === 0) return pairs;
-  const waiting = new Map<string, string[]>();
+  // By class, each in key order, with its full key once computed.
+  const waiting = new Map<string, Array<{ key: string; full: string | null }>>();
   for (const key of arrived) {
     if (!isPairable(after[key])) continue;
-    const valueKey = stableKey(after[key]);
-    const list = waiting.get(valueKey);
-    if (list === undefined) waiting.set(valueKey, [key]);
-    else list.push(key);
+    const valueClass = classOf(after[key]);
+    const list = waiting.get(valueClass);
+    if (list === undefined) waiting.set(valueClass, [{ key, full: null }]);
+    else list.push({ key, full: null });
   }
   for (const key of gone) {
     if (!isPairable(before[key])) continue;
-    const candidate = waiting.get(stableKey(before[key]))?.shift();
-    if (candidate !== undefined) pairs.set(key, candidate);
+    const list = waiting.get(classOf(before[key]));
+    if (list === undefined || list.length === 0) continue;
+    const full = stableKey(before[key]);
+    const index = list.findIndex((candidate) => (candidate.full ??= stableKey(after[candidate.key])) === full);
+    if (index === -1) continue;
+    pairs.set(key, list[index]!.key);
+    list.splice(index, 1);
   }
   return pairs;
+}
+
+/** Equal for equal values (equal stable keys); cheap for objects and arrays. */
+function classOf(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.length}`;
+  if (isPlainObject(value)) return `{${Object.keys(value).length}`;
+  return stableKey(value);
 }
 
 function isPairable(value: unknown): boolean {

@@ -74,6 +74,29 @@ declare module 'fastify' {
 
 const granted = new WeakMap<FastifyRequest, Granted<string, unknown>>();
 
+/**
+ * Carried by a credential accepted before its standing was confirmed (an API key checked against
+ * this instance's verified keys, confirmed by the read's own statement): settling it runs the
+ * full check, which throws the credential's refusal. A query error is reported only after the
+ * credential is settled, so the order credential-then-query holds for such credentials too.
+ */
+export const SETTLE_CREDENTIAL: unique symbol = Symbol('settleCredential');
+
+export async function settleCredential(credential: unknown): Promise<void> {
+  if (typeof credential !== 'object' || credential === null || !(SETTLE_CREDENTIAL in credential)) return;
+  await (credential as { [SETTLE_CREDENTIAL]: () => Promise<unknown> })[SETTLE_CREDENTIAL]();
+}
+
+/** A query value rule of the handler, under the same order: the credential is settled before its error. */
+export async function afterCredential<T>(credential: unknown, parse: () => T): Promise<T> {
+  try {
+    return parse();
+  } catch (error) {
+    await settleCredential(credential);
+    throw error;
+  }
+}
+
 export interface RegisteredRoute {
   method: string;
   url: string;
@@ -136,7 +159,7 @@ export async function enforceRouteContract(request: FastifyRequest): Promise<voi
     credential = contract.credential ? await contract.credential(request) : null;
   } else {
     credential = contract.credential ? await contract.credential(request) : null;
-    query = readQuery();
+    query = await afterCredential(credential, readQuery);
   }
   granted.set(request, { credential, query });
 }

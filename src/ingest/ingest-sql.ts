@@ -164,7 +164,7 @@ type NewJourneyRow = ReturnType<typeof summaryRecord> & { environment_id: string
 /**
  * New journeys, new aliases and search tokens in one statement (one round trip). Each journey
  * written here and in updateJourneys is marked for the findings analyzer in the same statement,
- * so the mark commits with the events (migration 0007). Aliases go in in batch order (refs
+ * so the mark commits with the events (migrations 0007, 0019). Aliases go in in batch order (refs
  * increase with it, so ids keep first-stored order). Tokens of journeys created here cannot
  * exist yet and are inserted plainly; those of stored journeys skip what is already there.
  * The foreign-key checks of aliases and tokens run at the end of the statement, when the new
@@ -182,15 +182,17 @@ export async function insertJourneysAliasesTokens(
        INSERT INTO journeys (project_id, id, environment_id, entity_type, entity_id_encrypted, status, event_count,
           started_at, last_event_at, completed_at, services, label, label_event_ts, label_event_received_at, label_event_id,
           last_step, last_step_event_ts, last_step_received_at, last_step_event_id,
-          failed_step, failed_event_ts, failed_event_received_at, failed_event_id, findings_pending, findings_pending_at)
+          failed_step, failed_event_ts, failed_event_received_at, failed_event_id)
        SELECT $1, r.id, r.environment_id, r.entity_type, r.entity_id_encrypted, r.status, r.event_count,
           ${ms('r.started_ms')}, ${ms('r.last_ms')}, ${ms('r.completed_ms')}, r.services, r.label, ${ms('r.label_ts')}, ${micros('r.label_us')}, r.label_event_id,
           r.last_step, ${ms('r.last_step_ts')}, ${micros('r.last_step_us')}, r.last_step_event_id,
-          r.failed_step, ${ms('r.failed_ts')}, ${micros('r.failed_us')}, r.failed_event_id,
-          nextval('journey_findings_pending_seq'), now()
+          r.failed_step, ${ms('r.failed_ts')}, ${micros('r.failed_us')}, r.failed_event_id
          FROM jsonb_to_recordset($2::jsonb) AS r(${SUMMARY_RECORD_COLUMNS}, environment_id uuid, entity_type text, entity_id_encrypted text)
        ON CONFLICT (project_id, id) DO NOTHING
-       RETURNING 1
+       RETURNING id
+     ), new_marks AS (
+       INSERT INTO journey_findings_pending (project_id, journey_id, pending, pending_at)
+       SELECT $1, id, nextval('journey_findings_pending_seq'), now() FROM new_journeys
      ), alias_input AS (
        SELECT r.* FROM jsonb_to_recordset($3::jsonb) AS r(ref int, journey_id text, alias_type text,
          value_encrypted text, token text, token_key_id text, displayable boolean, display_value text)
@@ -219,15 +221,20 @@ export async function insertJourneysAliasesTokens(
 export async function updateJourneys(db: Queryable, projectId: string, rows: Array<ReturnType<typeof summaryRecord>>): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `UPDATE journeys j SET status = r.status, event_count = r.event_count, started_at = ${ms('r.started_ms')},
+    `WITH updated AS (
+     UPDATE journeys j SET status = r.status, event_count = r.event_count, started_at = ${ms('r.started_ms')},
         last_event_at = ${ms('r.last_ms')}, completed_at = ${ms('r.completed_ms')}, services = r.services,
         label = r.label, label_event_ts = ${ms('r.label_ts')}, label_event_received_at = ${micros('r.label_us')}, label_event_id = r.label_event_id,
         last_step = r.last_step, last_step_event_ts = ${ms('r.last_step_ts')}, last_step_received_at = ${micros('r.last_step_us')},
         last_step_event_id = r.last_step_event_id, failed_step = r.failed_step, failed_event_ts = ${ms('r.failed_ts')},
-        failed_event_received_at = ${micros('r.failed_us')}, failed_event_id = r.failed_event_id,
-        findings_pending = nextval('journey_findings_pending_seq'), findings_pending_at = COALESCE(j.findings_pending_at, now())
+        failed_event_received_at = ${micros('r.failed_us')}, failed_event_id = r.failed_event_id
        FROM jsonb_to_recordset($2::jsonb) AS r(${SUMMARY_RECORD_COLUMNS})
-      WHERE j.project_id = $1 AND j.id = r.id`,
+      WHERE j.project_id = $1 AND j.id = r.id
+      RETURNING j.id
+     )
+     INSERT INTO journey_findings_pending (project_id, journey_id, pending, pending_at)
+     SELECT $1, id, nextval('journey_findings_pending_seq'), now() FROM updated
+     ON CONFLICT (project_id, journey_id) DO UPDATE SET pending = EXCLUDED.pending`,
     [projectId, JSON.stringify(rows)],
   );
 }

@@ -6,7 +6,7 @@ import { applyCapture, type CapturableEvent, type CaptureResult, type CaptureSet
 import { classifyEvent, validateEnvelope, type ValidEvent } from '../protocol/envelope.ts';
 import { computePayloadDiff, type PayloadDiff } from '../protocol/payload-diff.ts';
 import { findUnstorable, findUnstorableEventValue } from '../protocol/storability.ts';
-import { checkStructuralLimits } from '../protocol/structural-limits.ts';
+import { inspectEnvelope } from '../protocol/structural-limits.ts';
 
 /**
  * Everything of ingestion that needs no database (event protocol 2.7 steps 1 to 6), done in
@@ -58,10 +58,12 @@ function refuse(envelope: unknown, code: ErrorCode, message: string, details?: E
 }
 
 export function prepareEvent(envelope: unknown, ctx: PrepareContext): Preparation {
-  const structural = checkStructuralLimits(envelope, ctx.maxEventPayloadBytes);
+  // One walk checks the limits, measures the size and tells whether any text is unstorable.
+  const { refusal: structural, storableText } = inspectEnvelope(envelope, ctx.maxEventPayloadBytes);
   if (structural !== null) return refuse(envelope, structural.code, structural.message, structural.details);
 
-  const validated = validateEnvelope(envelope);
+  // The envelope is the request's own parsed body (or an in-process copy nobody changes later).
+  const validated = validateEnvelope(envelope, { sharePayloads: true });
   if (!validated.ok) return refuse(envelope, validated.code, validated.message, validated.details);
   const event = validated.event;
 
@@ -74,9 +76,11 @@ export function prepareEvent(envelope: unknown, ctx: PrepareContext): Preparatio
   // The ids are looked up before anything is stored; one that can never be stored cannot match a
   // stored event either, so it is refused here rather than reach the lookups (PostgreSQL rejects
   // NUL in a text parameter and would replace an unpaired surrogate).
-  for (const [path, value] of [['event.id', event.id], ['event.journeyId', event.journeyId]] as const) {
-    if (findUnstorable(value, path) !== null) {
-      return { ok: false, eventId: readableEventId(envelope), refusal: unstorableRefusal(path) };
+  if (!storableText) {
+    for (const [path, value] of [['event.id', event.id], ['event.journeyId', event.journeyId]] as const) {
+      if (findUnstorable(value, path) !== null) {
+        return { ok: false, eventId: readableEventId(envelope), refusal: unstorableRefusal(path) };
+      }
     }
   }
 
@@ -93,16 +97,28 @@ export function prepareEvent(envelope: unknown, ctx: PrepareContext): Preparatio
       canonical,
       capture,
       payloadDiff,
-      unstorablePath: findUnstorableEventValue(event, {
-        input: capture.inputPayload,
-        output: capture.outputPayload,
-        error: capture.error,
-        runtime: capture.runtimeMetadata,
-        deployment: capture.deploymentMetadata,
-        metadata: capture.customMetadata,
-      }),
+      unstorablePath: storableText
+        ? storedErrorUnstorable(capture)
+        : findUnstorableEventValue(event, {
+            input: capture.inputPayload,
+            output: capture.outputPayload,
+            error: capture.error,
+            runtime: capture.runtimeMetadata,
+            deployment: capture.deploymentMetadata,
+            metadata: capture.customMetadata,
+          }),
     },
   };
+}
+
+/**
+ * Storability of an event whose sent text is all storable. What capture keeps of it is too:
+ * redaction keeps strings and keys whole or replaces them with markers, and cuts header lines
+ * only after an ASCII `:`. The error's text alone is rewritten by pattern (mask-error-text.ts),
+ * so it alone is checked, as findUnstorableEventValue would check it.
+ */
+function storedErrorUnstorable(capture: CaptureResult): string | null {
+  return capture.error === null ? null : findUnstorable(capture.error, 'event.error');
 }
 
 export function unstorableRefusal(path: string): Refusal {

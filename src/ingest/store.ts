@@ -280,7 +280,9 @@ function newSlot(
   normalized: string,
   displayable: boolean,
 ): AliasSlot {
-  const write = searchTokenForWrite(keyring, normalized);
+  // The batch's lookup tokens of this value put the current key's first: the one written.
+  const lookup = plan.lookupTokens.get(normalized);
+  const write = lookup !== undefined ? { keyId: keyring.currentKeyId, token: lookup[0]! } : searchTokenForWrite(keyring, normalized);
   const slot: AliasSlot = { id: null, ref: plan.nextRef++, journeyId, type, token: write.token, displayable };
   indexSlot(plan.aliasSlots, slot);
   plan.newAliases.push({

@@ -76,6 +76,28 @@ describe('canonicalJson (section 7)', () => {
       }),
       { numRuns: 1000 },
     );
+    // Strings and keys of every kind the quoting tells apart, repeated keys (kept written) included.
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 10 }),
+      fc.array(fc.constantFrom('a', '"', '\\', '/', '\n', '\r', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udc00', '\ud83d\ude00', 'é'), { maxLength: 6 }).map((p) => p.join('')),
+      fc.constantFrom('__proto__', 'k', 'x'.repeat(65), '10', '9', ''),
+    );
+    const tricky = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        text, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(text, tie('value'), { maxKeys: 5 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(tricky, (value) => {
+        const expected = earlier(value);
+        expect(canonicalJson(value)).toBe(expected);
+        expect(canonicalJson(value)).toBe(expected); // a second time, with its keys' forms kept
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('round-trips to an equal value', () => {

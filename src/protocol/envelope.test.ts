@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS, validateEnvelope } from './envelope.ts';
 import type { EnvelopeResult, ValidEvent } from './envelope.ts';
@@ -305,6 +306,23 @@ describe('validateEnvelope: unknown fields, null, numbers (2.5)', () => {
     const event = accepted(envelopeWith({ input }));
     input.a.b.push(2);
     expect(event.input).toEqual({ a: { b: [1] } });
+  });
+
+  it('shares plain payloads only when asked to, with the same answer as the copy for any value', () => {
+    const input = { a: { b: [1] } };
+    const shared = validateEnvelope(envelopeWith({ input, metadata: { m: input } }), { sharePayloads: true });
+    expect(shared.ok && shared.event.input).toBe(input);
+    expect(shared.ok && shared.event.metadata?.m).toBe(input);
+    const payload = fc.anything({ withNullPrototype: true, withSparseArray: true, withBoxedValues: true, withBigInt: true, withDate: true });
+    fc.assert(
+      fc.property(payload, payload, payload, (a, b, c) => {
+        const envelope = envelopeWith({ input: a, output: b, metadata: { m: c, n: Number.POSITIVE_INFINITY } });
+        expect(validateEnvelope(envelope, { sharePayloads: true })).toEqual(validateEnvelope(envelope));
+        const plain = envelopeWith({ input: a, output: b });
+        expect(validateEnvelope(plain, { sharePayloads: true })).toEqual(validateEnvelope(plain));
+      }),
+      { numRuns: 1500 },
+    );
   });
 });
 

@@ -36,6 +36,8 @@ type Obj = Record<string, unknown>;
 class Issues {
   readonly details: ErrorDetail[] = [];
   total = 0;
+  /** See ValidateOptions; carried here because every reader is handed the issues. */
+  constructor(readonly sharePayloads = false) {}
   add(path: string, message: string): void {
     this.total++;
     if (this.details.length < MAX_VALIDATION_DETAILS) this.details.push({ path, message });
@@ -109,8 +111,17 @@ const EVENT_FIELDS: Record<string, Field> = {
 
 const ENVELOPE_FIELDS = { protocolVersion: true, event: true };
 
+export interface ValidateOptions {
+  /**
+   * The validated event may share payloads and metadata values with the envelope, rather than
+   * hold copies, where they are plain JSON data: for a caller that owns the envelope and never
+   * changes it (the server's parsed body), which then saves copying every payload.
+   */
+  sharePayloads?: boolean;
+}
+
 /** Validate one parsed envelope (2.1–2.6). Unknown fields of closed objects are dropped. */
-export function validateEnvelope(value: unknown): EnvelopeResult {
+export function validateEnvelope(value: unknown, options: ValidateOptions = {}): EnvelopeResult {
   if (!isObject(value)) return invalid([{ path: '', message: 'the envelope must be a JSON object' }], 1);
   // 2.1: the version is settled before `event` is read, so any event shape gets this answer.
   const version = own(value, 'protocolVersion');
@@ -122,7 +133,7 @@ export function validateEnvelope(value: unknown): EnvelopeResult {
     const message = `Protocol version ${JSON.stringify(versionText)} is not served; this server speaks ${PROTOCOL_VERSION}.`;
     return { ok: false, code: 'unsupported_protocol_version', message, details: [{ path: 'protocolVersion', message }] };
   }
-  const issues = new Issues();
+  const issues = new Issues(options.sharePayloads === true);
   const event = own(value, 'event');
   let out: Obj | undefined;
   if (event === undefined) issues.add('event', 'is required');
@@ -143,8 +154,7 @@ function invalid(details: ErrorDetail[], total: number): EnvelopeResult {
 
 function readClosed(obj: Obj, base: string, fields: Record<string, Field>, issues: Issues): Obj {
   const out: Obj = {};
-  for (const [key, field] of Object.entries(fields)) {
-    const path = joinPath(base, key);
+  for (const [key, field, path] of fieldPaths(fields, base)) {
     const value = own(obj, key);
     if (value === undefined || (value === null && field.nullIsAbsent === true)) {
       if (field.required) issues.add(path, 'is required');
@@ -159,6 +169,17 @@ function readClosed(obj: Obj, base: string, fields: Record<string, Field>, issue
   }
   checkUnknownKeys(obj, base, fields, issues);
   return out;
+}
+
+/** Each closed object is read under one base path, so its fields and their paths are listed once. */
+const FIELD_PATHS = new WeakMap<Record<string, Field>, { base: string; list: Array<[string, Field, string]> }>();
+
+function fieldPaths(fields: Record<string, Field>, base: string): Array<[string, Field, string]> {
+  const known = FIELD_PATHS.get(fields);
+  if (known !== undefined && known.base === base) return known.list;
+  const list = Object.entries(fields).map(([key, field]): [string, Field, string] => [key, field, joinPath(base, key)]);
+  FIELD_PATHS.set(fields, { base, list });
+  return list;
 }
 
 // Unknown fields are dropped, but a number too large for a double is refused anywhere (2.5).
@@ -262,8 +283,35 @@ function readDisplayableAliases(value: unknown, path: string, issues: Issues): s
   return out;
 }
 
-/** A fresh copy of a JSON value; own keys stay own (`__proto__` too). */
+/**
+ * A JSON value as validated: a copy with every refusal reported, or, when the caller lets the
+ * event share payloads and the value is plain JSON data (as every parsed body is), the value itself.
+ */
 function copyJson(value: unknown, path: string, issues: Issues): JsonValue | undefined {
+  return issues.sharePayloads && isPlainJson(value, 0) ? (value as JsonValue) : copyJsonReporting(value, path, issues);
+}
+
+/** True when copyJsonReporting would return an equal value and report nothing. */
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  // Deeper than the structural limits allow is never reached after them; the copy decides.
+  if (depth > MAX_PLAIN_CHECK_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  if (isObject(value) && isPlainPrototype(value)) {
+    for (const key of Object.keys(value)) if (!isPlainJson(value[key], depth + 1)) return false;
+    return true;
+  }
+  return false;
+}
+
+const MAX_PLAIN_CHECK_DEPTH = 64;
+
+/** A fresh copy of a JSON value; own keys stay own (`__proto__` too). */
+function copyJsonReporting(value: unknown, path: string, issues: Issues): JsonValue | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
     if (Number.isFinite(value)) return value;
@@ -273,7 +321,7 @@ function copyJson(value: unknown, path: string, issues: Issues): JsonValue | und
   if (Array.isArray(value)) {
     const out: JsonValue[] = [];
     for (let i = 0; i < value.length; i++) {
-      const item = copyJson(value[i], joinPath(path, String(i)), issues);
+      const item = copyJsonReporting(value[i], joinPath(path, String(i)), issues);
       if (item !== undefined) out.push(item);
     }
     return out;
@@ -281,7 +329,7 @@ function copyJson(value: unknown, path: string, issues: Issues): JsonValue | und
   if (isObject(value) && isPlainPrototype(value)) {
     const out: JsonObject = {};
     for (const key of Object.keys(value)) {
-      const item = copyJson(value[key], joinPath(path, key), issues);
+      const item = copyJsonReporting(value[key], joinPath(path, key), issues);
       if (item !== undefined) setOwn(out, key, item);
     }
     return out;

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codePointLength, hasNul, isUuid, isWellFormedText, normalizeIdentifier, utf8ByteLength } from './identifiers.ts';
+import { codePointLength, hasNul, isUuid, isWellFormedText, isWellFormedTextByPattern, normalizeIdentifier, utf8ByteLength } from './identifiers.ts';
 
 describe('normalizeIdentifier (4.2)', () => {
   it('trims surrounding white space, Unicode included', () => {
@@ -43,6 +44,14 @@ describe('identifier text checks', () => {
     expect(isWellFormedText('a😀')).toBe(true);
     expect(isWellFormedText('a\uD83D')).toBe(false);
     expect(isWellFormedText('\uDE00a')).toBe(false);
+  });
+
+  it('tells well-formed text as the pattern does, for any string', () => {
+    const unit = fc.constantFrom('a', '\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uD83D\uDE00', 'é', '\u0000');
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.array(unit, { maxLength: 8 }).map((u) => u.join('')));
+    fc.assert(fc.property(text, (value) => {
+      expect(isWellFormedText(value)).toBe(isWellFormedTextByPattern(value));
+    }), { numRuns: 3000 });
   });
 });
 

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_EVENT_PAYLOAD_BYTES, MAX_STRING_UNITS, MAX_WIDTH } from './limits.ts';
-import { checkStructuralLimits, serializedEnvelopeBytes } from './structural-limits.ts';
+import { DEFAULT_MAX_EVENT_PAYLOAD_BYTES, MAX_DEPTH, MAX_STRING_UNITS, MAX_WIDTH } from './limits.ts';
+import { findUnstorable } from './storability.ts';
+import { checkStructuralLimits, inspectEnvelope, serializedEnvelopeBytes } from './structural-limits.ts';
 
 const check = (envelope: unknown, max = DEFAULT_MAX_EVENT_PAYLOAD_BYTES) => checkStructuralLimits(envelope, max);
 
@@ -160,5 +162,104 @@ describe('checkStructuralLimits: serialized size', () => {
   it('uses the default limit of 262,144 bytes', () => {
     expect(check(sized(DEFAULT_MAX_EVENT_PAYLOAD_BYTES))).toBeNull();
     expect(check(sized(DEFAULT_MAX_EVENT_PAYLOAD_BYTES + 1))?.code).toBe('payload_too_large');
+  });
+});
+
+// The walk that adds up the size as it checks the limits, held to the two walks it replaced:
+// the limit walk as it was, then JSON.stringify and a byte count. Refusals, messages and sizes
+// must be the same for any value, and `storableText` may only say true of storable text.
+describe('inspectEnvelope: the same answers as the walk and serialization it replaced', () => {
+  function oracleVisit(value: unknown, path: Array<string | number>, depth: number): { code: string; message: string; path: string } | null {
+    const refuse = (code: string, message: string) => ({ code, message, path: path.join('.') });
+    if (depth > MAX_DEPTH) return refuse('max_depth_exceeded', `A value is nested ${depth} levels below the envelope; the limit is ${MAX_DEPTH}.`);
+    if (typeof value === 'string') {
+      return value.length > MAX_STRING_UNITS ? refuse('max_string_length_exceeded', `A string is ${value.length} UTF-16 units long; the limit is ${MAX_STRING_UNITS}.`) : null;
+    }
+    if (Array.isArray(value)) {
+      if (value.length > MAX_WIDTH) return refuse('max_keys_exceeded', `An array has ${value.length} elements; the limit is ${MAX_WIDTH}.`);
+      for (let i = 0; i < value.length; i++) {
+        path.push(i);
+        const found = oracleVisit(value[i], path, depth + 1);
+        path.pop();
+        if (found !== null) return found;
+      }
+      return null;
+    }
+    if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      if (keys.length > MAX_WIDTH) return refuse('max_keys_exceeded', `An object has ${keys.length} keys; the limit is ${MAX_WIDTH}.`);
+      for (const key of keys) {
+        path.push(key);
+        const found = oracleVisit((value as Record<string, unknown>)[key], path, depth + 1);
+        path.pop();
+        if (found !== null) return found;
+      }
+    }
+    return null;
+  }
+  const oracleBytes = (value: unknown) => {
+    const json = JSON.stringify(value);
+    return json === undefined ? 0 : Buffer.byteLength(json, 'utf8');
+  };
+  const oracle = (value: unknown, max: number) => {
+    const found = oracleVisit(value, [], 0);
+    if (found !== null) return { code: found.code, message: found.message, details: [{ path: found.path, message: found.message }] };
+    const bytes = oracleBytes(value);
+    return bytes > max ? { code: 'payload_too_large', message: `The envelope is ${bytes} bytes as compact JSON; the limit is ${max}.` } : null;
+  };
+
+  // Text with every character class the size and storability rules treat apart.
+  const tricky = fc
+    .array(fc.constantFrom('a', ' ', '"', '\\', '/', '\n', '\b', '\t', '\f', '\r', '\u0001', '\u001f', '\u007f', '\u0080', 'é', '\u07ff', '\u0800', '€', '\uffff',
+      '\u0000', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d\ude00', '\u2028'), { maxLength: 12 })
+    .map((parts) => parts.join(''));
+  const text = fc.oneof(tricky, fc.string({ unit: 'binary', maxLength: 20 }), fc.string({ maxLength: 20 }));
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null),
+      fc.array(tie('value'), { maxLength: 5 }),
+      fc.dictionary(fc.oneof(text, fc.constant('__proto__')), tie('value'), { maxKeys: 5 }),
+    ),
+  })).value;
+
+  it('agrees on refusals and sizes for JSON values, at and just under their size', () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        const bytes = oracleBytes(value);
+        for (const max of [bytes, bytes - 1, DEFAULT_MAX_EVENT_PAYLOAD_BYTES]) {
+          expect(inspectEnvelope(value, max).refusal).toEqual(oracle(value, max));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('says the text is storable exactly when no string or key holds NUL or an unpaired surrogate', () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        const inspection = inspectEnvelope(value, Number.MAX_SAFE_INTEGER);
+        if (inspection.refusal === null) expect(inspection.storableText).toBe(findUnstorable(value) === null);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('agrees on anything an in-process caller may pass, and never calls it storable unless it is', () => {
+    const deepNest = (depth: number): unknown => (depth === 0 ? 'x' : [deepNest(depth - 1)]);
+    const odd = [undefined, -0, NaN, Infinity, [1, undefined, () => 1], { a: undefined, b: 1 }, Object.create(null), new Date(0),
+      { toJSON: () => 'x' }, new Map([[1, 2]]), [, 1], deepNest(40), { n: Symbol('s') }, Object.assign(Object.create(null), { '\u0000': 1 })];
+    for (const value of [...odd, ...fc.sample(fc.anything({ withNullPrototype: true, withSparseArray: true, withBoxedValues: true }), 500)]) {
+      let expected: unknown;
+      try {
+        expected = oracle(value, 100);
+      } catch (error) {
+        expect(() => inspectEnvelope(value, 100)).toThrow((error as Error).constructor as ErrorConstructor);
+        continue;
+      }
+      const inspection = inspectEnvelope(value, 100);
+      expect(inspection.refusal).toEqual(expected);
+      if (inspection.storableText) expect(findUnstorable(value)).toBeNull();
+    }
   });
 });

@@ -4,10 +4,11 @@
 // its own filters (journeys_list, journeys_environment_list, journeys_status_list,
 // journeys_environment_status_list; migration 0002).
 
+import type { KeyStanding } from '../auth/credentials.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { JourneyPosition } from './cursor.ts';
 import type { JourneyRecord } from './details-sql.ts';
-import { findingsJsonSql } from './findings-sql.ts';
+import { findingsJsonSql, hasFindingSql } from './findings-sql.ts';
 import { epochMicrosSql, microsText } from './micros.ts';
 
 /** Findings shown on one list item; the journey read shows them all. */
@@ -28,6 +29,20 @@ export interface JourneyScan {
   after: JourneyPosition | null;
   /** Rows to read: the page size plus one, to know whether a next page exists. */
   take: number;
+  /** An API key verified in memory: the statement confirms its row and reads nothing unless it stands. */
+  standing?: KeyStanding;
+}
+
+/** What the statement found of the key's row: whether it stands as verified, and whether its use is recent. */
+export interface StandingFound {
+  ok: boolean;
+  recentlyUsed: boolean;
+}
+
+export interface SummaryPage {
+  rows: SummaryRecord[];
+  /** null when the scan had no key to confirm. */
+  standing: StandingFound | null;
 }
 
 /** A journey list or search row: the detail's columns less completedAt and services, plus the cursor position. */
@@ -49,6 +64,8 @@ const ORDER = 'ORDER BY j.last_event_at DESC, j.id COLLATE "C" DESC';
 
 function conditions(scan: JourneyScan, params: Params): string {
   const where = [`j.project_id = ${params.add(scan.projectId)}`];
+  // An uncorrelated condition: a one-time filter, so each filter keeps the plan it has without it.
+  if (scan.standing !== undefined) where.push('EXISTS (SELECT 1 FROM standing WHERE standing.ok)');
   if (scan.environmentId !== null) where.push(`j.environment_id = ${params.add(scan.environmentId)}`);
   if (scan.status !== null) where.push(`j.status = ${params.add(scan.status)}`);
   if (scan.sinceUs !== null) where.push(`j.last_event_at >= ${params.add(microsText(scan.sinceUs))}::timestamptz`);
@@ -56,9 +73,7 @@ function conditions(scan: JourneyScan, params: Params): string {
   if (scan.service !== null) where.push(`j.services @> ARRAY[${params.add(scan.service)}::text]`);
   if (scan.entityType !== null) where.push(`j.entity_type = ${params.add(scan.entityType)}`);
   if (scan.finding !== null) {
-    const path = scan.finding.path === null ? '' : ` AND f.path = ${params.add(scan.finding.path)}`;
-    where.push(`EXISTS (SELECT 1 FROM journey_findings f WHERE f.project_id = j.project_id AND f.journey_id = j.id
-                          AND f.kind = ${params.add(scan.finding.kind)}${path})`);
+    where.push(hasFindingSql(params.add(scan.finding.kind), scan.finding.path === null ? null : params.add(scan.finding.path)));
   }
   if (scan.after !== null) {
     const at = params.add(microsText(scan.after.lastEventUs));
@@ -71,9 +86,8 @@ function conditions(scan: JourneyScan, params: Params): string {
  * Turns the ids of one page into summaries: environment name, and the displayable aliases in
  * type then value order, code points (a value holding NUL has no display_value: never listed).
  */
-function hydrate(pageSql: string): string {
-  return `WITH page AS (${pageSql})
-    SELECT j.id, e.name AS environment, j.entity_type, j.entity_id_encrypted, j.status, j.label, j.last_step, j.failed_step,
+function hydrate(pageSql: string, scan: JourneyScan, params: Params): string {
+  const summaries = `SELECT j.id, e.name AS environment, j.entity_type, j.entity_id_encrypted, j.status, j.label, j.last_step, j.failed_step,
            j.event_count, j.started_at, j.last_event_at, ${epochMicrosSql('j.last_event_at')} AS last_event_us,
            COALESCE((SELECT json_agg(json_build_object('type', a.alias_type, 'value', a.display_value)
                                      ORDER BY a.alias_type COLLATE "C", a.display_value COLLATE "C")
@@ -82,8 +96,27 @@ function hydrate(pageSql: string): string {
            ${findingsJsonSql(MAX_FINDINGS_PER_LIST_ITEM)} AS findings
       FROM page p
       JOIN journeys j ON j.project_id = p.project_id AND j.id = p.id
-      JOIN environments e ON e.project_id = j.project_id AND e.id = j.environment_id
-     ${ORDER}`;
+      JOIN environments e ON e.project_id = j.project_id AND e.id = j.environment_id`;
+  if (scan.standing === undefined) return `WITH page AS (${pageSql}) ${summaries} ${ORDER}`;
+  // The key's standing comes back even on an empty page: one row of it, joined to the summaries.
+  return `WITH ${standingSql(scan.standing, params)}, page AS (${pageSql}), summaries AS (${summaries})
+    SELECT st.ok AS standing_ok, st.recent AS standing_recent, s.*
+      FROM (SELECT COALESCE(bool_or(ok), false) AS ok, COALESCE(bool_or(recent), false) AS recent FROM standing) st
+      LEFT JOIN summaries s ON true
+     ORDER BY s.last_event_at DESC, s.id COLLATE "C" DESC`;
+}
+
+/**
+ * The API key's row as it was verified (credentials.requireReaderConfirmedByRead): still there,
+ * not revoked, the same hash under the same key; and whether its last use was recorded less than
+ * a minute ago, as the full check reads it. One probe of the prefix's unique index.
+ */
+function standingSql(standing: KeyStanding, params: Params): string {
+  return `standing AS (
+    SELECT k.revoked_at IS NULL AND k.hash = ${params.add(standing.hash)} AND k.hash_key_id = ${params.add(standing.hashKeyId)} AS ok,
+           COALESCE(k.last_used_at >= now() - interval '1 minute', false) AS recent
+      FROM api_keys k
+     WHERE k.prefix = ${params.add(standing.prefix)} AND k.project_id = ${params.add(standing.projectId)}::uuid AND k.id = ${params.add(standing.keyId)}::uuid)`;
 }
 
 /** Shortest q the trigram indexes can search with: a trigram is three characters. */
@@ -114,7 +147,7 @@ export function journeyListStatement(scan: JourneyScan, text: string | null): { 
   const where = conditions(scan, params);
   const take = params.add(scan.take);
   if (text === null) {
-    return { sql: hydrate(`SELECT j.project_id, j.id FROM journeys j WHERE ${where} ${ORDER} LIMIT ${take}`), values: params.values };
+    return { sql: hydrate(`SELECT j.project_id, j.id FROM journeys j WHERE ${where} ${ORDER} LIMIT ${take}`, scan, params), values: params.values };
   }
   const matches = textMatch(text, params);
   // One branch per place q may match, each with its own LIMIT: the planner picks, per branch,
@@ -128,7 +161,7 @@ export function journeyListStatement(scan: JourneyScan, text: string | null): { 
      ${ORDER} LIMIT ${take}`;
   const page = `SELECT m.project_id, m.id FROM ((${byLabel}) UNION (${byAlias})) m
      ORDER BY m.last_event_at DESC, m.id COLLATE "C" DESC LIMIT ${take}`;
-  return { sql: hydrate(page), values: params.values };
+  return { sql: hydrate(page, scan, params), values: params.values };
 }
 
 /**
@@ -149,17 +182,27 @@ export function searchStatement(scan: JourneyScan, tokens: string[]): { sql: str
                                  UNION ALL
                                  SELECT i.journey_id FROM event_ids i WHERE i.project_id = ${project} AND i.span_token = ${wanted})
      ${ORDER} LIMIT ${params.add(scan.take)}`;
-  return { sql: hydrate(page), values: params.values };
+  return { sql: hydrate(page, scan, params), values: params.values };
 }
 
-export async function selectJourneyList(db: Queryable, scan: JourneyScan, text: string | null): Promise<SummaryRecord[]> {
-  const { sql, values } = journeyListStatement(scan, text);
-  return (await db.query<SummaryRecord>(sql, values)).rows;
+type StandingRow = SummaryRecord & { standing_ok?: boolean; standing_recent?: boolean };
+
+async function summaryPage(db: Queryable, scan: JourneyScan, statement: { sql: string; values: unknown[] }): Promise<SummaryPage> {
+  const rows = (await db.query<StandingRow>(statement.sql, statement.values)).rows;
+  if (scan.standing === undefined) return { rows, standing: null };
+  const first = rows[0];
+  const standing = { ok: first?.standing_ok === true, recentlyUsed: first?.standing_recent === true };
+  // Without a journey the one row holds only the standing.
+  const journeys = rows.filter((row) => row.id !== null).map(({ standing_ok: _ok, standing_recent: _recent, ...row }) => row);
+  return { rows: journeys, standing };
 }
 
-export async function selectSearchPage(db: Queryable, scan: JourneyScan, tokens: string[]): Promise<SummaryRecord[]> {
-  const { sql, values } = searchStatement(scan, tokens);
-  return (await db.query<SummaryRecord>(sql, values)).rows;
+export function selectJourneyList(db: Queryable, scan: JourneyScan, text: string | null): Promise<SummaryPage> {
+  return summaryPage(db, scan, journeyListStatement(scan, text));
+}
+
+export function selectSearchPage(db: Queryable, scan: JourneyScan, tokens: string[]): Promise<SummaryPage> {
+  return summaryPage(db, scan, searchStatement(scan, tokens));
 }
 
 /** Journeys counted per (bucket of lastEventAt, status) for the interface's activity chart. */

@@ -9,7 +9,7 @@ import type { Queryable } from '../db/pool.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { findEnvironment } from '../projects/environments-sql.ts';
 import { encodeJourneyCursor } from './cursor.ts';
-import { selectJourneyList, selectSearchPage, type JourneyScan, type SummaryRecord } from './journeys-sql.ts';
+import { selectJourneyList, selectSearchPage, type JourneyScan, type SummaryPage, type SummaryRecord } from './journeys-sql.ts';
 import { keysetPage, type Page } from './page.ts';
 import type { JourneyPageParams, ListParams, SearchParams } from './params.ts';
 
@@ -96,18 +96,42 @@ export async function baseScan(deps: ReadDeps, scope: ReadScope, params: Journey
   };
 }
 
+/**
+ * Runs a page's statement. A scope whose API key this instance verified in memory has the
+ * statement confirm the key's row as well (one round trip for both); when the row no longer
+ * stands as verified, the full credential check decides (401, or a fresh scope to read again with).
+ */
+async function readPage(
+  deps: ReadDeps,
+  scope: ReadScope,
+  scanOf: (scope: ReadScope) => Promise<JourneyScan | null>,
+  select: (scan: JourneyScan) => Promise<SummaryPage>,
+  limit: number,
+): Promise<Page<JourneySummary>> {
+  const unconfirmed = scope.unconfirmed;
+  const scan = await scanOf(scope);
+  if (scan === null) {
+    // Nothing to read, yet the key must still stand (a revoked key is 401 whatever it asks for).
+    if (unconfirmed) await unconfirmed.check();
+    return EMPTY_PAGE;
+  }
+  const page = await select(unconfirmed ? { ...scan, standing: unconfirmed.standing } : scan);
+  if (unconfirmed && page.standing?.ok !== true) return readPage(deps, await unconfirmed.check(), scanOf, select, limit);
+  if (unconfirmed) await unconfirmed.confirmed(page.standing!.recentlyUsed);
+  return toPage(deps.keyring, page.rows, limit);
+}
+
 /** GET /v1/search: one value against every identifier search tokens cover. */
 export async function searchJourneys(deps: ReadDeps, scope: ReadScope, params: SearchParams): Promise<Page<JourneySummary>> {
-  const scan = await baseScan(deps, scope, params);
-  if (scan === null) return EMPTY_PAGE;
   const tokens = searchTokensForLookup(deps.keyring, params.value).map((token) => token.token);
-  return toPage(deps.keyring, await selectSearchPage(deps.db, scan, tokens), params.limit);
+  return readPage(deps, scope, (s) => baseScan(deps, s, params), (scan) => selectSearchPage(deps.db, scan, tokens), params.limit);
 }
 
 /** GET /v1/journeys: journeys by lastEventAt window and filters. */
 export async function listJourneys(deps: ReadDeps, scope: ReadScope, params: ListParams): Promise<Page<JourneySummary>> {
-  const base = await baseScan(deps, scope, params);
-  if (base === null) return EMPTY_PAGE;
-  const scan = { ...base, status: params.status, service: params.service, entityType: params.entityType, finding: params.finding };
-  return toPage(deps.keyring, await selectJourneyList(deps.db, scan, params.text), params.limit);
+  const scanOf = async (s: ReadScope): Promise<JourneyScan | null> => {
+    const base = await baseScan(deps, s, params);
+    return base && { ...base, status: params.status, service: params.service, entityType: params.entityType, finding: params.finding };
+  };
+  return readPage(deps, scope, scanOf, (scan) => selectJourneyList(deps.db, scan, params.text), params.limit);
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
+import { requireReader, requireReaderConfirmedByRead, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { errors } from '../http/errors.ts';
 import { dataOf, pageOf } from '../http/answers.ts';
 import { journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, storedEventSchema } from '../http/answer-schemas/reads.ts';
-import { defineRoute } from '../http/route-contract.ts';
+import { afterCredential, defineRoute } from '../http/route-contract.ts';
 import { getEventDetail } from './details.ts';
 import { readJourneyOrNotFound, readablePathId } from './journey-read.ts';
 import { listJourneys, searchJourneys, type ReadDeps } from './journeys.ts';
@@ -29,23 +29,25 @@ export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthConte
     security: ['apiKey', 'adminToken'],
     tag: 'read',
   } as const;
+  // Search and the list confirm an API key in their own statement: one round trip per request.
+  const confirmingReader = { ...reader, credential: (request: FastifyRequest): Promise<ReadScope> => requireReaderConfirmedByRead(request, deps.auth) };
   const readErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
 
   defineRoute(app, {
     method: 'GET',
     url: '/v1/search',
-    contract: { ...reader, summary: 'Find journeys by an exact identifier', query: SEARCH_QUERY, answers: { 200: { description: 'A page of journey summaries.', schema: dataOf(pageOf(journeySummarySchema)) } }, errors: [...readErrors, 'invalid_cursor'] },
+    contract: { ...confirmingReader, summary: 'Find journeys by an exact identifier', query: SEARCH_QUERY, answers: { 200: { description: 'A page of journey summaries.', schema: dataOf(pageOf(journeySummarySchema)) } }, errors: [...readErrors, 'invalid_cursor'] },
     handler: async (_request, _reply, { credential, query }) => ({
-      data: await searchJourneys(read, credential, parseSearchParams(query, deps.auth.now())),
+      data: await searchJourneys(read, credential, await afterCredential(credential, () => parseSearchParams(query, deps.auth.now()))),
     }),
   });
 
   defineRoute(app, {
     method: 'GET',
     url: '/v1/journeys',
-    contract: { ...reader, summary: 'List journeys', query: LIST_QUERY, answers: { 200: { description: 'A page of journey summaries.', schema: dataOf(pageOf(journeySummarySchema)) } }, errors: [...readErrors, 'invalid_cursor'] },
+    contract: { ...confirmingReader, summary: 'List journeys', query: LIST_QUERY, answers: { 200: { description: 'A page of journey summaries.', schema: dataOf(pageOf(journeySummarySchema)) } }, errors: [...readErrors, 'invalid_cursor'] },
     handler: async (_request, _reply, { credential, query }) => ({
-      data: await listJourneys(read, credential, parseListParams(query, deps.auth.now())),
+      data: await listJourneys(read, credential, await afterCredential(credential, () => parseListParams(query, deps.auth.now()))),
     }),
   });
 

@@ -3,7 +3,7 @@
 import { maskCredentialText } from '../../protocol/redaction/mask-error-text.ts';
 import { compileRules } from '../../protocol/redaction/operator-rules.ts';
 import { setOwn } from '../../protocol/own-keys.ts';
-import { createRedactor } from '../../protocol/redaction/redact.ts';
+import { createSharingRedactor } from '../../protocol/redaction/redact.ts';
 
 export const CAPTURE_MODES = [
   'metadata-only',
@@ -169,9 +169,11 @@ export function applyCapture(
 ): CaptureResult {
   const { rules, malformed } = compileRules(settings.redactionPaths);
   const fullCapture = settings.captureMode === 'full-payload' && allowFullPayloadCapture;
-  const redactAll = createRedactor(rules);
+  // What is stored shares with the event whatever redaction leaves as it was: nothing writes to
+  // either afterwards, and most of a payload is left as it was.
+  const redactAll = createSharingRedactor(rules);
   // Under effective full capture, payloads get the built-in names only; metadata still gets all.
-  const redactPayload = fullCapture ? createRedactor([]) : redactAll;
+  const redactPayload = fullCapture ? createSharingRedactor([]) : redactAll;
 
   const capturePayload = (value: unknown): unknown => {
     if (!isPresent(value) || settings.captureMode === 'metadata-only') return null;

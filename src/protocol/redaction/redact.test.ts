@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileRules } from './operator-rules.ts';
 import { BUILT_IN_SECRET_NAMES } from './secret-names.ts';
 import { setOwn } from '../own-keys.ts';
-import { REDACTED, createInPlaceRedactor, createRedactor, endsWithTruncationMarker, maskHeaderLines, redactValue } from './redact.ts';
+import { REDACTED, createInPlaceRedactor, createRedactor, createSharingRedactor, endsWithTruncationMarker, maskHeaderLines, redactValue } from './redact.ts';
 
 const R = REDACTED;
 const rules = (...sources: string[]) => compileRules(sources).rules;
@@ -289,5 +290,51 @@ describe('createInPlaceRedactor', () => {
     const result = createInPlaceRedactor()(owned) as Record<string, unknown>;
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(result, '__proto__')?.value).toEqual({ password: R });
+  });
+});
+
+describe('createSharingRedactor: the copying redactor\'s result, sharing what it left alone', () => {
+  const key = fc.constantFrom('password', 'Authorization', 'name', 'value', 'key', 'headers', 'ssn', 'token', 'a', 'b', '__proto__', 'x-api-key', 'cookie');
+  const text = fc.oneof(
+    fc.constantFrom('authorization', 'Bearer abc', 'Authorization: Bearer x\r\nHost: h', 'cookie', 'set-cookie', 'x', ''),
+    fc.string({ maxLength: 8 }),
+  );
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      text, fc.integer(), fc.boolean(), fc.constant(null),
+      fc.array(tie('value'), { maxLength: 4 }),
+      fc.array(text, { maxLength: 4 }),
+      fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+    ),
+  })).value;
+  const rules = fc.subarray(['ssn', '**.token', 'a.b', 'headers[*]', 'a[*].name', 'not a rule[']);
+  const allPlain = (v: unknown): boolean =>
+    typeof v !== 'object' || v === null ||
+    (Array.isArray(v) ? v.every(allPlain) : Object.getPrototypeOf(v) === Object.prototype && Object.values(v).every(allPlain));
+
+  it('gives an equal result, leaves the input as it was, and returns untouched parts themselves', () => {
+    fc.assert(
+      fc.property(json, rules, (value, sources) => {
+        const { rules: compiled } = compileRules(sources);
+        const before = JSON.stringify(value);
+        const copied = createRedactor(compiled)(value);
+        const shared = createSharingRedactor(compiled)(value);
+        expect(shared).toStrictEqual(copied);
+        expect(JSON.stringify(value)).toBe(before);
+        if (JSON.stringify(copied) === before && typeof value === 'object' && value !== null && allPlain(value)) expect(shared).toBe(value);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('copies only the containers above a replaced value', () => {
+    const input = { keep: { deep: [1, 2] }, user: { password: 'p', name: 'n' } };
+    const out = createSharingRedactor()(input) as typeof input;
+    expect(out).toEqual({ keep: { deep: [1, 2] }, user: { password: REDACTED, name: 'n' } });
+    expect(out).not.toBe(input);
+    expect(out.keep).toBe(input.keep);
+    expect(out.user).not.toBe(input.user);
+    expect(input.user.password).toBe('p');
   });
 });

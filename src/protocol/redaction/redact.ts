@@ -224,6 +224,58 @@ function walk(ctx: Context, value: unknown, cursors: readonly Cursor[], inPlace:
 }
 
 /**
+ * The same redaction, returning every part that nothing changed as it is: a container is
+ * rebuilt only when something below it was replaced. Objects of another prototype (class
+ * instances, null-prototype objects), which the copying walk turns into plain objects, are
+ * copied as before.
+ */
+function walkShared(ctx: Context, value: unknown, cursors: readonly Cursor[]): unknown {
+  if (typeof value === 'string') return maskHeaderBlock(ctx, value);
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return walk(ctx, value, cursors, false);
+    const shaped = headerShapeIndices(ctx, value);
+    const element = stepElement(cursors);
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i += 1) {
+      const child = value[i];
+      const item = element.matched || shaped.has(i) ? REDACTED : walkShared(ctx, child, element.next);
+      if (out === null && item !== child) out = value.slice(0, i);
+      if (out !== null) out[i] = item;
+    }
+    return out ?? value;
+  }
+  if (isPlainObject(value)) {
+    if (Object.getPrototypeOf(value) !== Object.prototype) return walk(ctx, value, cursors, false);
+    const replaceValueKey = isSecretNameValueObject(ctx, value);
+    const keys = Object.keys(value);
+    let out: Record<string, unknown> | null = null;
+    for (let k = 0; k < keys.length; k += 1) {
+      const key = keys[k]!;
+      const verdict = keyVerdict(ctx, key);
+      const step = stepKey(cursors, verdict.folded);
+      const child = value[key];
+      const item = step.matched || verdict.secret || (replaceValueKey && key === 'value') ? REDACTED : walkShared(ctx, child, step.next);
+      if (out === null && item !== child) {
+        out = {};
+        for (let j = 0; j < k; j += 1) setOwn(out, keys[j]!, value[keys[j]!]);
+      }
+      if (out !== null) setOwn(out, key, item);
+    }
+    return out ?? value;
+  }
+  return value;
+}
+
+/**
+ * A redactor whose result shares with its input every part that nothing changed: for a caller
+ * that changes neither afterwards (ingestion's capture), which then copies only what it redacts.
+ */
+export function createSharingRedactor(rules: readonly CompiledRule[] = []): (value: unknown) => unknown {
+  const ctx = createContext(rules);
+  return (value) => walkShared(ctx, value, ctx.rootCursors);
+}
+
+/**
  * Returns a redactor for one set of rules, so that an event's roots share one compiled context.
  * Pass no rules where operator rules do not apply (input/output under full capture).
  */
