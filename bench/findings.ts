@@ -73,7 +73,7 @@ const nodeCpuMs = () => {
 
 async function run(server: BenchServer, withAnalyzer: boolean) {
   // Journeys left from the previous run are analysed first, off the clock.
-  const analyzer = withAnalyzer ? startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 100 }) : null;
+  const analyzer = withAnalyzer ? startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics() }) : null;
   if (analyzer) while ((await pending(server)) > 0) await analyzer.drain();
   else await server.pool.query('DELETE FROM journey_findings_pending');
   const lags: number[] = [];
