@@ -7,7 +7,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { alertDeliverySchema, alertRuleSchema, newAlertRuleSchema } from '../http/answer-schemas/findings.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { errors } from '../http/errors.ts';
-import { defineRoute } from '../http/route-contract.ts';
+import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { findProjectBySlug } from '../projects/projects-sql.ts';
 import { alertRuleInputSchema, alertRulePatchSchema } from './rule-input.ts';
 import { createRule, listDeliveries, listRules, muteRule, removeRule } from './rules.ts';
@@ -16,7 +16,7 @@ export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthCont
   const db = deps.auth.db;
   const admin = { tag: 'alerts', credential: (request: FastifyRequest) => requireAdmin(request, deps.auth), security: ['adminToken'], query: {} } as const;
   const adminErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
-  const bodyErrors = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const;
+  const bodyErrors = JSON_BODY_ERRORS;
   const projectOf = async (request: FastifyRequest): Promise<string> => {
     // By id or slug; a person needs the route's role in that project (src/auth/policy.ts).
     const key = (request.params as { projectId: string }).projectId;

@@ -1,6 +1,7 @@
 // The audit log's query (GET /v1/audit-log and its CSV export): filters and the keyset cursor.
 // A cursor holds a position only, never a filter (interface spec 4, "Pagination").
 
+import { decodeTaggedCursor, encodeTaggedCursor } from '../http/cursor-codec.ts';
 import { errors } from '../http/errors.ts';
 import { parseInstantParam, compareInstants, type QueryInstant, type QueryValues } from '../http/query.ts';
 import { isUuid } from '../protocol/identifiers.ts';
@@ -91,24 +92,13 @@ const ID = /^[1-9][0-9]{0,18}$/;
 const MAX_CURSOR_LENGTH = 256;
 
 export function encodeAuditCursor(position: AuditPosition): string {
-  return Buffer.from(JSON.stringify({ k: 'audit', t: position.at, s: position.kind, id: position.id }), 'utf8').toString('base64url');
+  return encodeTaggedCursor({ k: 'audit', t: position.at, s: position.kind, id: position.id });
 }
 
 /** null for an omitted or empty cursor; invalid_cursor for anything this route did not write. */
 export function decodeAuditCursor(text: string | undefined): AuditPosition | null {
   if (text === undefined || text === '') return null;
-  if (text.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(text)) throw errors.invalidCursor();
-  const bytes = Buffer.from(text, 'base64url');
-  if (bytes.toString('base64url') !== text) throw errors.invalidCursor();
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw errors.invalidCursor();
-  }
-  const record = value as Record<string, unknown> | null;
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw errors.invalidCursor();
-  if (Object.keys(record).sort().join(',') !== 'id,k,s,t' || record.k !== 'audit') throw errors.invalidCursor();
+  const record = decodeTaggedCursor(text, 'audit', ['id', 'k', 's', 't'], MAX_CURSOR_LENGTH);
   const { t, s, id } = record;
   if (typeof t !== 'string' || !AT.test(t) || Number.isNaN(Date.parse(t))) throw errors.invalidCursor();
   if (typeof s !== 'string' || !(ROW_KINDS as readonly string[]).includes(s)) throw errors.invalidCursor();

@@ -8,7 +8,7 @@ import type { Pool } from '../db/pool.ts';
 import { createdApiKeySchema, apiKeySchema } from '../http/answer-schemas/api-keys.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { errors } from '../http/errors.ts';
-import { defineRoute } from '../http/route-contract.ts';
+import { ADMIN_ROUTE_ERRORS, defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { apiKeyBodySchema, parseApiKeyBody } from './api-key-input.ts';
 import { createProjectApiKey, revokeApiKeyByPrefix } from './api-key-service.ts';
@@ -46,8 +46,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     security: ['adminToken'],
     query: {},
   } as const;
-  const common = ['unauthorized', 'forbidden', 'too_many_attempts', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
-  const bodyErrors = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const;
+  const common = ADMIN_ROUTE_ERRORS;
+  const bodyErrors = JSON_BODY_ERRORS;
   const projectOf = (request: FastifyRequest) => authorizeProjectInPath(request, deps.auth, (request.params as { projectId: string }).projectId);
 
   defineRoute(app, {

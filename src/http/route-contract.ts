@@ -9,6 +9,12 @@ import { z } from 'zod';
 import { AppError, statusesOf, type ErrorCode } from './errors.ts';
 import { parseQuery, type QueryValues } from './query.ts';
 
+/** Errors every route with a JSON body may answer (its parser and body checks). */
+export const JSON_BODY_ERRORS = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const satisfies readonly ErrorCode[];
+
+/** Errors every admin-credentialed route may answer before its handler decides anything. */
+export const ADMIN_ROUTE_ERRORS = ['unauthorized', 'forbidden', 'too_many_attempts', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const satisfies readonly ErrorCode[];
+
 export interface RouteAnswer {
   description: string;
   /** The JSON answer; omitted for an answer without a body (204). */

@@ -12,7 +12,7 @@ import { capturePreviewSchema as previewAnswer, environmentDetailSchema, environ
 import { projectSchema } from '../http/answer-schemas/reads.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { AppError, errors } from '../http/errors.ts';
-import { defineRoute } from '../http/route-contract.ts';
+import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { previewEnvelopeCapture, previewStoredCapture } from '../ingest/capture-preview.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { getEventDetail } from '../query/details.ts';
@@ -61,7 +61,7 @@ export function registerSettingsRoutes(app: FastifyInstance, deps: SettingsRoute
   const db = deps.pool;
   const common = { tag: 'settings', credential: (request: FastifyRequest) => requireAdmin(request, deps.auth), security: ['adminToken'], query: {} } as const;
   const base = ['unauthorized', 'forbidden', 'too_many_attempts', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
-  const bodyErrors = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const;
+  const bodyErrors = JSON_BODY_ERRORS;
   const inProject = [...base, 'project_not_found'] as const;
   const inEnvironment = [...inProject, 'environment_not_found'] as const;
   const withBody = { preParsing: adminBeforeBody(deps.auth) };

@@ -4,6 +4,7 @@
 // and journey list share one order) cannot be replayed on a journey's event list.
 
 import { isWellFormedText } from '../protocol/identifiers.ts';
+import { decodeTaggedCursor, encodeTaggedCursor } from '../http/cursor-codec.ts';
 import { errors } from '../http/errors.ts';
 import { MAX_STORED_MICROS, MIN_STORED_MICROS } from './micros.ts';
 
@@ -25,30 +26,7 @@ export interface TimelinePosition {
 const MAX_CURSOR_LENGTH = 2048;
 /** Journey and event ids are at most 128 code points (event protocol 2.2). */
 const MAX_ID_CODE_POINTS = 128;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const MICROS = /^-?[0-9]{1,19}$/;
-
-function encode(value: Record<string, string>): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-}
-
-/** The JSON object inside a cursor, or invalid_cursor for anything we did not write. */
-function decode(text: string, kind: string): Record<string, unknown> {
-  if (text.length > MAX_CURSOR_LENGTH || !BASE64URL.test(text)) throw errors.invalidCursor();
-  const bytes = Buffer.from(text, 'base64url');
-  // Node's decoder skips what it cannot read; only a canonical encoding is ours.
-  if (bytes.toString('base64url') !== text) throw errors.invalidCursor();
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw errors.invalidCursor();
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw errors.invalidCursor();
-  const record = value as Record<string, unknown>;
-  if (record.k !== kind) throw errors.invalidCursor();
-  return record;
-}
 
 function micros(value: unknown): bigint {
   if (typeof value !== 'string' || !MICROS.test(value)) throw errors.invalidCursor();
@@ -66,30 +44,23 @@ function id(value: unknown): string {
   return value;
 }
 
-function exactKeys(record: Record<string, unknown>, keys: string[]): void {
-  const actual = Object.keys(record).sort();
-  if (actual.length !== keys.length || actual.some((key, index) => key !== keys[index])) throw errors.invalidCursor();
-}
-
 export function encodeJourneyCursor(position: JourneyPosition): string {
-  return encode({ k: 'j', t: position.lastEventUs.toString(), id: position.journeyId });
+  return encodeTaggedCursor({ k: 'j', t: position.lastEventUs.toString(), id: position.journeyId });
 }
 
 /** null for an omitted or empty cursor (the first page). */
 export function decodeJourneyCursor(text: string | undefined): JourneyPosition | null {
   if (text === undefined || text === '') return null;
-  const record = decode(text, 'j');
-  exactKeys(record, ['id', 'k', 't']);
+  const record = decodeTaggedCursor(text, 'j', ['id', 'k', 't'], MAX_CURSOR_LENGTH);
   return { lastEventUs: micros(record.t), journeyId: id(record.id) };
 }
 
 export function encodeTimelineCursor(position: TimelinePosition): string {
-  return encode({ k: 'e', t: position.timestampUs.toString(), r: position.receivedAtUs.toString(), id: position.eventId });
+  return encodeTaggedCursor({ k: 'e', t: position.timestampUs.toString(), r: position.receivedAtUs.toString(), id: position.eventId });
 }
 
 export function decodeTimelineCursor(text: string | undefined): TimelinePosition | null {
   if (text === undefined || text === '') return null;
-  const record = decode(text, 'e');
-  exactKeys(record, ['id', 'k', 'r', 't']);
+  const record = decodeTaggedCursor(text, 'e', ['id', 'k', 'r', 't'], MAX_CURSOR_LENGTH);
   return { timestampUs: micros(record.t), receivedAtUs: micros(record.r), eventId: id(record.id) };
 }

@@ -4,7 +4,7 @@ import { dataOf, itemsOf } from '../http/answers.ts';
 import { destinationListItemSchema, destinationSchema, replayRunSchema, urlCheckSchema } from '../http/answer-schemas/replay.ts';
 import { invalidBody, issueDetails } from '../http/body-fields.ts';
 import { errors } from '../http/errors.ts';
-import { defineRoute } from '../http/route-contract.ts';
+import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { destinationBodySchema, parseNewDestination } from './destination-input.ts';
 import { destinationPatchSchema, parseDestinationPatch, updateDestination } from './destination-edit.ts';
 import { checkBaseUrl, urlCheckBodySchema } from './url-check.ts';
@@ -25,7 +25,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayRouteDeps
     query: {},
   } as const;
   const adminErrors = ['unauthorized', 'forbidden', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
-  const bodyErrors = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const;
+  const bodyErrors = JSON_BODY_ERRORS;
 
   defineRoute(app, {
     method: 'POST',

@@ -8,7 +8,7 @@ import { dataOf, itemsOf } from '../http/answers.ts';
 import { invitedMemberSchema, passwordLinkSchema, pendingMemberSchema } from '../http/answer-schemas/teams.ts';
 import { invalidBody, issueDetails } from '../http/body-fields.ts';
 import { errors } from '../http/errors.ts';
-import { defineRoute } from '../http/route-contract.ts';
+import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { isUuid } from '../protocol/identifiers.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { inviteMember, reissueInvitation } from './invitations.ts';
@@ -37,7 +37,7 @@ export function registerInvitationRoutes(app: FastifyInstance, deps: InvitationR
     query: {},
   } as const;
   const common = ['unauthorized', 'forbidden', 'too_many_attempts', 'invalid_query', 'bad_url', 'query_timeout', 'project_not_found', 'internal_error'] as const;
-  const bodyErrors = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const;
+  const bodyErrors = JSON_BODY_ERRORS;
   const projectOf = (request: FastifyRequest) => authorizeProjectInPath(request, deps.auth, (request.params as { projectId: string }).projectId);
   const now = deps.auth.now;
 

@@ -9,7 +9,7 @@ import type { Pool } from '../db/pool.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { createdTokenSchema, createdUserSchema, memberSchema, passwordLinkSchema, personalTokenSchema, principalSchema, userSchema, userSessionSchema } from '../http/answer-schemas/teams.ts';
 import { errors } from '../http/errors.ts';
-import { defineRoute } from '../http/route-contract.ts';
+import { ADMIN_ROUTE_ERRORS, defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { isUuid } from '../protocol/identifiers.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { changeUser, createUser, grantRole, resetPassword, revokeRole, type PasswordLink } from './accounts.ts';
@@ -63,8 +63,8 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
     security: ['adminToken'],
     query: {},
   } as const;
-  const common = ['unauthorized', 'forbidden', 'too_many_attempts', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
-  const bodyErrors = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const;
+  const common = ADMIN_ROUTE_ERRORS;
+  const bodyErrors = JSON_BODY_ERRORS;
   const users = { ...base, tag: 'users' } as const;
   const me = { ...base, tag: 'me' } as const;
   const now = deps.auth.now;
