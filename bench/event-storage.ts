@@ -231,20 +231,30 @@ async function main(): Promise<void> {
   const pools: Pool[] = [];
   try {
     const url = (name: string) => Object.assign(new URL(server.url), { pathname: `/${name}` }).toString();
+    // Variants of one schema share its database (they differ only in how a statement sends its
+    // rows): both sides of that A/B then write into the same tables, at the same size.
+    const bySchema = new Map<string, Pool>();
     for (const [i, variant] of variants.entries()) {
+      const schema = `${variant.before} ${variant.eventTokenRows}`;
+      const shared = bySchema.get(schema);
+      if (shared) {
+        pools.push(shared);
+        continue;
+      }
       const admin = new pg.Client(server.url);
       await admin.connect();
       await admin.query(`CREATE DATABASE variant${i}`);
       await admin.end();
       const pool = createPool({ connectionString: url(`variant${i}`), max: 1, statementTimeoutMs: 0 });
       pools.push(pool);
+      bySchema.set(schema, pool);
       await migrateBefore(pool, variant.before);
       await pool.query(`INSERT INTO projects (id, slug, name) VALUES ($1, 'bench', 'Bench')`, [PROJECT]);
       await pool.query(`INSERT INTO environments (project_id, id, name, retention_days) VALUES ($1, $2, 'production', 30)`, [PROJECT, ENVIRONMENT]);
     }
     console.log(`Variants: ${variants.map((v) => v.name).join('; ')}. Prefill ${PREFILL} batches each.`);
     for (let i = 0; i < PREFILL; i++) for (const [j, variant] of variants.entries()) await writeBatch(pools[j]!, variant);
-    for (const pool of pools) await pool.query('VACUUM ANALYZE');
+    for (const pool of new Set(pools)) await pool.query('VACUUM ANALYZE');
     const loadStart = os.loadavg()[0]!;
     const times: Timing[][] = variants.map(() => []);
     for (let i = 0; i < BATCHES; i++) {
@@ -291,7 +301,7 @@ ${rows.join('\n')}
     console.log(`\n${section}`);
     if (!wanted) replaceDocsSection(new URL('../docs/benchmarks.md', import.meta.url), '## Event storage', section);
   } finally {
-    for (const pool of pools) await pool.end().catch(() => {});
+    for (const pool of new Set(pools)) await pool.end().catch(() => {});
     await server.stop().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -367,7 +367,13 @@ export async function insertEvents(db: Queryable, projectId: string, rows: Event
   if (rows.length === 0) return;
   const arrays = EVENT_COLUMNS.map(() => new ArrayLiteral());
   for (const row of rows) {
-    for (let c = 0; c < EVENT_COLUMNS.length; c++) arrays[c]!.text(EVENT_COLUMNS[c]![2](row));
+    for (let c = 0; c < EVENT_COLUMNS.length; c++) {
+      const [, type, element] = EVENT_COLUMNS[c]!;
+      const value = element(row);
+      // Numbers, t/f and uuids need no quoting; any text does.
+      if (type === 'text' || value === null) arrays[c]!.text(value);
+      else arrays[c]!.plain(value);
+    }
   }
   const payloads = PAYLOAD_COLUMNS.map((name) => JSON.stringify(rows.map((row) => row[name] ?? null)));
   await db.query({ name: 'ingest-insert-events', text: INSERT_EVENTS_SQL, values: [projectId, ...arrays.map(String), ...payloads] });
