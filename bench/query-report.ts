@@ -74,10 +74,6 @@ export async function explainStatements(pool: Pool, statements: Statement[]): Pr
 }
 
 /** Replaces (or adds) the `## Query` section of docs/benchmarks.md; other sections stay as they are. */
-export function writeQuerySection(file: URL, section: string): void {
-  writeSection(file, '## Query', section);
-}
-
 /** Replaces (or adds) the section under `heading` (a `## ` line) of a Markdown file; other sections stay. */
 export function writeSection(file: URL, heading: string, section: string): void {
   const body = section.trimEnd() + '\n';
