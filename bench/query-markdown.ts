@@ -94,8 +94,9 @@ export function renderSection(info: RunInfo, results: Result[]): string {
     '- A q of two characters holds no trigram: it is answered by the GIN index of each label\'s and alias value\'s ' +
       'two-character substrings (migration 0018), one probe for a rare pair ("q=zq"); a common pair is found by walking ' +
       'the keyset index, as for a common word. A q of three characters or more is served by the trigram indexes.',
-    '- Events are stored in one partition per day of received_at (migration 0017): the timeline page probes the ' +
-      'timeline index of every day (about 40 at 30 days), one event probes event_ids and then its own day only.',
+    '- Events are stored in one partition per day of received_at (migration 0017): the timeline page reads the ' +
+      'journey\'s first and last arrival from event_ids and probes the timeline index of those days only (the others show ' +
+      'in the plan, never executed); one event probes event_ids and then its own day only.',
     '- Not measured here: a rare entity type (no index of its own; the list walks the keyset index of the other ' +
       'filters until the page is full, so a type found on few journeys of the window reads most of the window) and a ' +
       'rare service (the GIN index on services or the same walk, whichever the planner estimates cheaper).',
