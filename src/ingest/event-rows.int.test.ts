@@ -164,6 +164,26 @@ describe('the events statement', () => {
     expect(stored).toBeGreaterThan(50);
   });
 
+  it('sends one parameter per column, the payloads as JSON arrays, and no JSON document of the batch', async () => {
+    const sent: Array<{ text: string; values: unknown[] }> = [];
+    const recorder = { query: async (config: { text: string; values: unknown[] }) => (sent.push(config), { rows: [] }) } as unknown as Pool;
+    const row = (id: string, input: unknown): EventRow => ({
+      id, journey_id: 'j', environment_id: scopes[0]!.environmentId, operation: 'received', name: 'n', service: 's', ts_ms: 0, received_us: 0,
+      duration_ms: null, parent_event_id: null, trace_id: null, span_id: null, trace_token: null, span_token: null, search_key_id: null,
+      message_id: null, correlation_id: null, has_input: input !== null, has_output: false, has_error: false, input_payload: input, output_payload: null,
+      payload_diff: null, error: null, runtime_metadata: null, deployment_metadata: null, custom_metadata: null, stated_alias_ids: [3, 4],
+      content_hash: 'h', content_hash_key_id: 'k',
+    });
+    await insertEvents(recorder, scopes[0]!.projectId, [row('a', { x: 1 }), row('b', null)]);
+    const [statement] = sent;
+    expect(statement!.text).not.toContain('jsonb_to_recordset');
+    // The project, 23 short columns, 7 payload columns.
+    expect(statement!.values).toHaveLength(31);
+    expect(statement!.values).toContain('{"a","b"}');
+    expect(statement!.values).toContain('{"{3,4}","{3,4}"}');
+    expect(statement!.values).toContain('[{"x":1},null]');
+  });
+
   it('refuses a batch that holds one id twice, as the primary key of event_ids always did', async () => {
     const prefix = `dup${++run}:`;
     const row: EventRow = {
