@@ -5,8 +5,9 @@ import type { SearchTokenKind } from '../protocol/search-token-kinds.ts';
 
 /**
  * The set-based statements of one ingestion transaction: a batch costs a fixed handful of
- * round trips whatever its size. Rows travel as one JSON array each (jsonb_to_recordset), or
- * as one array per column where every column is text (unnest). Instants with microseconds
+ * round trips whatever its size. Rows travel as one JSON array each (jsonb_to_recordset), as
+ * one array per column where every column is text (unnest), or, for the events, as one array
+ * literal per short column and one JSON array per payload column (ROWS FROM). Instants with microseconds
  * travel as integers so nothing is lost to float rounding. The statements run on every batch
  * are named, so each connection parses and plans them once.
  */
@@ -359,7 +360,7 @@ const INSERT_EVENTS_SQL = `WITH r AS (
  * by the same statement, from the same decoded row, so the two can never disagree on
  * received_at and a concurrent duplicate still fails on event_ids' primary key. The short
  * columns travel as one array literal each, built in one pass (ArrayLiteral), the payloads as
- * one JSON array per column: 11 % less time for the statement than one JSON document of the
+ * one JSON array per column: about a tenth less time for the statement than one JSON document of the
  * whole batch, where quoting the payloads into jsonb[] literals cost more than it saved
  * (docs/benchmarks.md, "Ingestion: the gap ...").
  */
