@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { ArrayLiteral } from '../findings/array-literals.ts';
+import { ArrayLiteral } from '../db/array-literals.ts';
 import type { JourneyState, TimelineKey } from './journey-summary.ts';
 import type { SearchTokenKind } from '../protocol/search-token-kinds.ts';
 

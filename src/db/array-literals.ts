@@ -1,5 +1,5 @@
 // PostgreSQL array literals built in one pass, for the analyzer's flat arrays of thousands of
-// elements: node-postgres prepares and escapes each element of an array parameter on its own,
+// elements and the events statement's short columns: node-postgres prepares and escapes each element of an array parameter on its own,
 // which measured more of the analyzer's server time than building the statement's rows
 // (docs/benchmarks.md, Findings). PostgreSQL parses the literal as the parameter's declared type.
 
