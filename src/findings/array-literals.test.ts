@@ -8,9 +8,9 @@ const literal = (build: (a: ArrayLiteral) => void) => {
 };
 
 describe('array literals', () => {
-  it('quotes every text element, escaping quotes and backslashes, and writes null as NULL', () => {
-    expect(literal((a) => ['plain', 'NULL', '', 'a"b\\c', '{x,y}', ' '].forEach((v) => a.text(v)))).toBe(
-      String.raw`{"plain","NULL","","a\"b\\c","{x,y}"," "}`,
+  it('quotes the text elements array syntax would read otherwise, escaping quotes and backslashes, and writes null as NULL', () => {
+    expect(literal((a) => ['plain', 'NULL', 'nUlL', '', 'a"b\\c', '{x,y}', ' ', 'a\tb', 'nulls', '\u{1F600}'].forEach((v) => a.text(v)))).toBe(
+      String.raw`{plain,"NULL","nUlL","","a\"b\\c","{x,y}"," ","a	b",nulls,` + '\u{1F600}}',
     );
     expect(literal((a) => a.text(null))).toBe('{NULL}');
   });
