@@ -54,7 +54,7 @@ export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause 
       // A value redacted on one side is a redaction, not a change of the data.
       if (row.before === REDACTED || row.after === REDACTED) continue;
       // A null whose key went away carried nothing.
-      if (row.kind === 'removed' && !/\]$/.test(row.path)) continue;
+      if (row.kind === 'removed' && !row.path.endsWith(']')) continue;
       const path = followable(row.path);
       const renamedFrom = row.renamedFrom === undefined ? undefined : followable(row.renamedFrom);
       const key = `${row.kind}\u0000${path}\u0000${renamedFrom ?? ''}`;
@@ -82,5 +82,5 @@ export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause 
 
 /** `items[3].sku` → `items[*].sku`: the field, whichever element it sits in. */
 export function followable(path: string): string {
-  return path.replace(/\[\d+\]/g, '[*]');
+  return path.includes('[') ? path.replace(/\[\d+\]/g, '[*]') : path;
 }
