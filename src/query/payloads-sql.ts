@@ -42,7 +42,7 @@ export async function selectPayloadEvents(
 
 /**
  * The first `take` events of each of several journeys of one project, in timeline order: one
- * statement for a batch of journeys (the findings analyzer reads 50 at a time).
+ * statement for a batch of journeys (the findings analyzer reads a batch at a time).
  */
 export async function selectPayloadEventsOfJourneys(
   db: Queryable,
