@@ -27,7 +27,15 @@ export interface Scale {
   chunk: number;
   /** Mean events per journey: each journey has 1 to 2 × mean - 1 (BENCH_EVENTS_PER_JOURNEY). */
   eventsPerJourney: number;
+  /**
+   * `full`: every journey an e-mail alias and every other one a phone, events with span ids and runtime and
+   * deployment metadata. `compact` (BENCH_SHAPE, for the 10-million run to fit a disk): the e-mail alias
+   * only, no span ids, no metadata and smaller payloads; searches, lists and timelines read the same rows.
+   */
+  shape: Shape;
 }
+
+export type Shape = 'full' | 'compact';
 
 export const journeyId = (n: number) => `jrn_${createHash('md5').update(String(n)).digest('hex')}`;
 export const entityId = (n: number) => `cust-${n}`;
@@ -110,29 +118,29 @@ async function loadJourneys(pool: Pool, v: ChunkValues, lo: number, hi: number, 
 }
 
 /** Every journey has a displayable e-mail alias; every other one a masked phone alias. */
-async function loadAliases(pool: Pool, v: ChunkValues, lo: number, hi: number): Promise<void> {
+async function loadAliases(pool: Pool, v: ChunkValues, lo: number, hi: number, shape: Shape): Promise<void> {
   await pool.query(
     `INSERT INTO journey_aliases (project_id, journey_id, alias_type, value_encrypted, token, token_key_id, displayable, display_value)
      SELECT $1, 'jrn_' || md5(n::text), a.type, ($2::text[])[1 + (n + 7) % 1000], ${TOKEN('a.value', '$3')}, $4, a.shown,
             CASE WHEN a.shown THEN a.value END
        FROM generate_series($5::int, $6::int - 1) n
        CROSS JOIN LATERAL (VALUES ('email', 'user' || n || '@example.com', true), ('phone', '+1555' || lpad(n::text, 7, '0'), false)) AS a(type, value, shown)
-      WHERE a.type = 'email' OR n % 2 = 0`,
-    [v.projectId, v.ciphertexts, v.tokenKey, v.keyId, lo, hi],
+      WHERE a.type = 'email' OR (n % 2 = 0 AND $7)`,
+    [v.projectId, v.ciphertexts, v.tokenKey, v.keyId, lo, hi, shape === 'full'],
   );
 }
 
 /** Tokens of entity id, journey id, aliases and correlation id (trace and span ids: columns of event_ids, written after the events). */
-async function loadTokens(pool: Pool, v: ChunkValues, lo: number, hi: number): Promise<void> {
+async function loadTokens(pool: Pool, v: ChunkValues, lo: number, hi: number, shape: Shape): Promise<void> {
   await pool.query(
     `INSERT INTO search_tokens (project_id, token, journey_id, kind, key_id)
      SELECT $1, ${TOKEN('t.value', '$2')}, g.id, t.kind, $3
        FROM (SELECT n, 'jrn_' || md5(n::text) AS id FROM generate_series($4::int, $5::int - 1) n) g
        CROSS JOIN LATERAL (VALUES ('entity_id', 'cust-' || g.n), ('journey_id', g.id), ('alias', 'user' || g.n || '@example.com'),
-                                  ('alias', CASE WHEN g.n % 2 = 0 THEN '+1555' || lpad(g.n::text, 7, '0') END),
+                                  ('alias', CASE WHEN g.n % 2 = 0 AND $6 THEN '+1555' || lpad(g.n::text, 7, '0') END),
                                   ('correlation_id', 'corr-' || left(g.id, 16))) AS t(kind, value)
       WHERE t.value IS NOT NULL`,
-    [v.projectId, v.tokenKey, v.keyId, lo, hi],
+    [v.projectId, v.tokenKey, v.keyId, lo, hi, shape === 'full'],
   );
 }
 
@@ -140,7 +148,7 @@ async function loadTokens(pool: Pool, v: ChunkValues, lo: number, hi: number): P
  * Events of the journeys whose id starts with `jrn_<prefix>`: one per event_count, timeline spread
  * evenly.
  */
-async function loadEventChunk(pool: Pool, v: ChunkValues, services: string[], prefix: string): Promise<void> {
+async function loadEventChunk(pool: Pool, v: ChunkValues, services: string[], prefix: string, shape: Shape): Promise<void> {
   await pool.query(
     `INSERT INTO events (project_id, id, journey_id, environment_id, operation, name, service, event_timestamp, received_at,
                          duration_ms, trace_id, span_id, correlation_id, has_input, has_output, has_error, input_payload,
@@ -148,13 +156,16 @@ async function loadEventChunk(pool: Pool, v: ChunkValues, services: string[], pr
      SELECT j.project_id, 'evt_' || substr(j.id, 5) || '_' || k, j.id, j.environment_id, e.operation, e.name,
             ($2::text[])[1 + (abs(hashtext(j.id)) + (k - 1) * 3) % 8], e.ts,
             e.ts + random() * interval '500 milliseconds', floor(random() * 800)::int,
-            'trace-' || left(md5(j.id), 24), 'span-' || k || '-' || left(md5(j.id), 8), 'corr-' || left(j.id, 16),
+            'trace-' || left(md5(j.id), 24), CASE WHEN $5 THEN 'span-' || k || '-' || left(md5(j.id), 8) END, 'corr-' || left(j.id, 16),
             k = 1, e.operation <> 'received', e.operation = 'failed',
-            CASE WHEN k = 1 THEN jsonb_build_object('orderId', j.id, 'amount', round((random() * 500)::numeric, 2), 'currency', 'EUR', 'items', 1 + k) END,
-            CASE WHEN e.operation <> 'received' THEN jsonb_build_object('ok', e.operation <> 'failed', 'step', k) END,
-            CASE WHEN e.operation = 'failed' THEN jsonb_build_object('type', 'CardDeclined', 'message', 'card declined') END,
-            jsonb_build_object('version', '1.' || (k % 4) || '.0', 'gitCommit', left(md5(k::text), 12)),
-            jsonb_build_object('language', 'node', 'version', '20.11.0', 'sdk', jsonb_build_object('name', 'jtrace-js', 'version', '0.1.0')),
+            CASE WHEN k = 1 AND $5 THEN jsonb_build_object('orderId', j.id, 'amount', round((random() * 500)::numeric, 2), 'currency', 'EUR', 'items', 1 + k)
+                 WHEN k = 1 THEN jsonb_build_object('amount', round((random() * 500)::numeric, 2)) END,
+            CASE WHEN e.operation <> 'received' AND $5 THEN jsonb_build_object('ok', e.operation <> 'failed', 'step', k)
+                 WHEN e.operation <> 'received' THEN jsonb_build_object('ok', e.operation <> 'failed') END,
+            CASE WHEN e.operation = 'failed' AND $5 THEN jsonb_build_object('type', 'CardDeclined', 'message', 'card declined')
+                 WHEN e.operation = 'failed' THEN jsonb_build_object('type', 'CardDeclined') END,
+            CASE WHEN $5 THEN jsonb_build_object('version', '1.' || (k % 4) || '.0', 'gitCommit', left(md5(k::text), 12)) END,
+            CASE WHEN $5 THEN jsonb_build_object('language', 'node', 'version', '20.11.0', 'sdk', jsonb_build_object('name', 'jtrace-js', 'version', '0.1.0')) END,
             '{}'::int8[], md5(j.id || k) || md5(k || j.id), 'bench'
        FROM journeys j
        CROSS JOIN LATERAL generate_series(1, j.event_count) k
@@ -168,7 +179,7 @@ async function loadEventChunk(pool: Pool, v: ChunkValues, services: string[], pr
                                        WHEN k = j.event_count AND j.status = 'failed' THEN 'charge-card'
                                        ELSE 'step-' || k END AS name) e
       WHERE j.project_id = $1 AND j.id >= 'jrn_' || $3 AND j.id < 'jrn_' || $4`,
-    [v.projectId, services, prefix, nextPrefix(prefix)],
+    [v.projectId, services, prefix, nextPrefix(prefix), shape === 'full'],
   );
 }
 
@@ -211,13 +222,13 @@ export async function loadData(input: LoadInput): Promise<void> {
   for (let lo = 1; lo <= scale.journeys; lo += scale.chunk) {
     const hi = Math.min(lo + scale.chunk, scale.journeys + 1);
     await loadJourneys(pool, values, lo, hi, scale.eventsPerJourney);
-    await loadAliases(pool, values, lo, hi);
-    await loadTokens(pool, values, lo, hi);
+    await loadAliases(pool, values, lo, hi, scale.shape);
+    await loadTokens(pool, values, lo, hi, scale.shape);
     log(`  journeys, aliases, tokens: ${Math.min(lo + scale.chunk - 1, scale.journeys).toLocaleString('en')} / ${scale.journeys.toLocaleString('en')} (${secondsSince(started)})`);
   }
   started = performance.now();
   for (const prefix of '0123456789abcdef') {
-    await loadEventChunk(pool, values, SERVICES, prefix);
+    await loadEventChunk(pool, values, SERVICES, prefix, scale.shape);
     log(`  events of journeys jrn_${prefix}…: done (${secondsSince(started)})`);
   }
   // The ids and trace and span tokens ingestion writes beside each event (insertEvents), for every event at once.

@@ -1,5 +1,6 @@
 // The `## Query` section of docs/benchmarks.md, written from one run's figures.
 
+import type { Shape } from './query-data.ts';
 import type { Timing } from './query-report.ts';
 
 export interface Result {
@@ -28,6 +29,9 @@ export interface RunInfo {
   /** 1-minute load average when the measurements started and ended (other work on the machine shows here). */
   loadAverage: [number, number];
   settings: Record<string, string>;
+  /** The section's `## ` heading: the default run and the 10-million run keep a section each. */
+  heading: string;
+  shape: Shape;
 }
 
 const ms = (value: number) => value.toFixed(2);
@@ -41,16 +45,21 @@ export function renderSection(info: RunInfo, results: Result[]): string {
   const plans = results.map((r) => `- **${r.name}** (${ms(r.databaseMs)} ms in the database): ${r.scans.join('; ')}`);
   const missed = results.filter((r) => r.timing.p95 > r.target).map((r) => r.name);
   const settings = Object.entries(info.settings).map(([k, v]) => `${k}=${v}`).join(', ');
+  const aliases = info.shape === 'full' ? 'one displayable e-mail per journey, a masked phone on every other one' : 'one displayable e-mail per journey';
+  const events =
+    info.shape === 'full'
+      ? 'each with a trace and a span id, runtime and deployment metadata, an input payload on the first and an output on every later one'
+      : 'small ones (the compact shape: a trace id and no span id, no metadata, payloads of one or two fields)';
   return [
-    '## Query',
+    info.heading,
     '',
     `Run on ${info.date} with \`npm run bench:query\` (bench/query.ts). Machine: ${info.cpus} × ${info.cpuModel}, ` +
-      `${info.memoryGiB} GiB memory; Node ${info.node}; PostgreSQL ${info.postgres} (embedded, started by the benchmark in a ` +
-      `temporary directory, fsync off; ${settings}; everything else default).`,
+      `${info.memoryGiB} GiB memory; Node ${info.node}; PostgreSQL ${info.postgres} (embedded, started by the benchmark, ` +
+      `fsync off; ${settings}; everything else default).`,
     '',
-    `Data: ${n(info.counts.journeys)} journeys over 30 days in 3 environments (60/30/10 %), ${n(info.counts.events)} events, ` +
-      `${n(info.counts.aliases)} aliases (one displayable e-mail per journey, a masked phone on every other one), ` +
-      `${n(info.counts.tokens)} search tokens (entity id, journey id, aliases, trace id, correlation id; real HMAC tokens). ` +
+    `Data: ${n(info.counts.journeys)} journeys over 30 days in 3 environments (60/30/10 %), ${n(info.counts.events)} events (${events}), ` +
+      `${n(info.counts.aliases)} aliases (${aliases}), ` +
+      `${n(info.counts.tokens)} search tokens (entity id, journey id, aliases, correlation id; trace and span ids as token columns of \`event_ids\`; real HMAC tokens). ` +
       `Statuses 70 % completed, 20 % active, 10 % failed; 8 services; 5 entity types; 80 % of journeys have a label ` +
       `holding one of 50 surnames. Generated set-based in ${info.loadTime} (indexes rebuilt after the load, then VACUUM ANALYZE).`,
     '',
@@ -85,12 +94,14 @@ export function renderSection(info: RunInfo, results: Result[]): string {
     '- A q of two characters holds no trigram: it is answered by the GIN index of each label\'s and alias value\'s ' +
       'two-character substrings (migration 0018), one probe for a rare pair ("q=zq"); a common pair is found by walking ' +
       'the keyset index, as for a common word. A q of three characters or more is served by the trigram indexes.',
-    '- Events are stored in one partition per day of received_at (migration 0017): the timeline page probes the ' +
-      'timeline index of every day (about 40 at 30 days), one event probes event_ids and then its own day only.',
+    '- Events are stored in one partition per day of received_at (migration 0017): the timeline page reads the ' +
+      'journey\'s first and last arrival from event_ids and probes the timeline index of those days only (the others show ' +
+      'in the plan, never executed); one event probes event_ids and then its own day only.',
     '- Not measured here: a rare entity type (no index of its own; the list walks the keyset index of the other ' +
       'filters until the page is full, so a type found on few journeys of the window reads most of the window) and a ' +
       'rare service (the GIN index on services or the same walk, whichever the planner estimates cheaper).',
-    '- Span and message ids get search tokens on ingestion too; the benchmark leaves them out to bound the load time. ' +
-      'They are more rows of the same primary key, so a search stays one probe of a slightly deeper b-tree.',
+    '- Trace and span ids are searched through token columns of `event_ids` (partial indexes, migration 0022); ' +
+      'message ids, which the benchmark leaves out, get search tokens on ingestion too: more rows of the same primary key, ' +
+      'so a search stays one probe of a slightly deeper b-tree.',
   ].join('\n');
 }

@@ -5,8 +5,14 @@
 // 1,000,000 journeys), BENCH_EVENTS_PER_JOURNEY their mean number of events (5; the 10-million
 // run of docs/operations.md uses 3); BENCH_REQUESTS the requests per scenario (300). It ends by
 // measuring ingestion into the loaded database against an empty one (bench/query-ingest.ts).
+// BENCH_SHAPE=compact stores smaller events and one alias per journey (query-data.ts), so that 10
+// million journeys fit a disk of about 80 GB. BENCH_DATA_DIR keeps the cluster in that folder:
+// a later run with the same folder measures the loaded data again without loading it, and
+// BENCH_PHASE=load only loads it (a long load on a busy machine, measured once the machine is
+// quiet). BENCH_TEMP_DIR puts the sorts of the index builds in another folder (say under
+// /dev/shm), so that they need no disk beside the data.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, statSync, statfsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -20,9 +26,9 @@ import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { createProject } from '../src/projects/projects-sql.ts';
-import { ENVIRONMENTS, SURNAMES, emailAlias, entityId, journeyId, loadData, secondsSince, traceId } from './query-data.ts';
+import { ENVIRONMENTS, SURNAMES, emailAlias, entityId, journeyId, loadData, secondsSince, traceId, type Shape } from './query-data.ts';
 import { renderSection, type Result, type RunInfo } from './query-markdown.ts';
-import { explainStatements, percentiles, recordStatements, writeQuerySection } from './query-report.ts';
+import { explainStatements, percentiles, recordStatements, writeSection } from './query-report.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { measureIngestRatio, type IngestRatio } from './query-ingest.ts';
 
@@ -30,15 +36,31 @@ const JOURNEYS = Number(process.env.BENCH_JOURNEYS ?? 1_000_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const EVENTS_PER_JOURNEY = Number(process.env.BENCH_EVENTS_PER_JOURNEY ?? 5);
 const WARMUP = 100;
+const SHAPE = parseShape(process.env.BENCH_SHAPE ?? 'full');
+const KEPT_DATA_DIR = process.env.BENCH_DATA_DIR ? path.resolve(process.env.BENCH_DATA_DIR) : null;
+const TEMP_DIR = process.env.BENCH_TEMP_DIR ? path.resolve(process.env.BENCH_TEMP_DIR) : null;
+const LOAD_ONLY = process.env.BENCH_PHASE === 'load';
+/** Beyond a few million journeys the WAL a load leaves behind would take the disk the data needs. */
+const LARGE = JOURNEYS > 2_000_000;
+/** The default run and a large one keep a section each in docs/benchmarks.md. */
+const HEADING = LARGE ? `## Query at ${JOURNEYS.toLocaleString('en')} journeys` : '## Query';
+/** Bytes on disk per journey of each shape at 3 events per journey (measured; the check below leaves a margin). */
+const BYTES_PER_JOURNEY: Record<Shape, number> = { full: 8_100, compact: 6_500 };
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdefghijklmnop';
 const DAY_MS = 86_400_000;
 /** Server settings of the run: memory for a 1M-journey data set, a quick load. Printed in the report. */
 export const SERVER_SETTINGS: Record<string, string> = {
   shared_buffers: '2GB',
   effective_cache_size: '8GB',
-  max_wal_size: '8GB',
+  // wal_level=minimal: index builds write no WAL, so a large load needs little beyond its data.
+  ...(LARGE ? { max_wal_size: '2GB', wal_level: 'minimal', max_wal_senders: '0' } : { max_wal_size: '8GB' }),
   checkpoint_timeout: '30min',
 };
+
+function parseShape(value: string): Shape {
+  if (value !== 'full' && value !== 'compact') throw new Error(`BENCH_SHAPE must be full or compact, not ${value}`);
+  return value;
+}
 
 const log = (line: string) => console.log(line);
 type App = Awaited<ReturnType<typeof buildApp>>;
@@ -49,7 +71,15 @@ async function startServer(dataDir: string, port: number): Promise<EmbeddedDatab
   const admin = new pg.Client(server.url);
   await admin.connect();
   for (const [name, value] of Object.entries(SERVER_SETTINGS)) await admin.query(`ALTER SYSTEM SET ${name} = '${value}'`);
-  await admin.query('CREATE DATABASE jtrace_bench');
+  const kept = await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'jtrace_bench'`);
+  if (kept.rowCount === 0) await admin.query('CREATE DATABASE jtrace_bench');
+  if (TEMP_DIR && (await admin.query(`SELECT 1 FROM pg_tablespace WHERE spcname = 'bench_temp'`)).rowCount === 0) {
+    // The tablespace's folder must be empty and belong to the user the server runs as.
+    const owner = statSync(path.join(dataDir, 'pg'));
+    mkdirSync(TEMP_DIR, { recursive: true });
+    chownSync(TEMP_DIR, owner.uid, owner.gid);
+    await admin.query(`CREATE TABLESPACE bench_temp LOCATION '${TEMP_DIR}'`);
+  }
   await admin.end();
   // shared_buffers takes a restart.
   await server.stop();
@@ -83,7 +113,7 @@ function loaderPool(url: string): Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: 1,
-    options: '-c statement_timeout=0 -c session_replication_role=replica -c maintenance_work_mem=1GB -c max_parallel_maintenance_workers=2 -c synchronous_commit=off',
+    options: `-c statement_timeout=0 -c session_replication_role=replica -c maintenance_work_mem=1GB -c max_parallel_maintenance_workers=2 -c synchronous_commit=off${TEMP_DIR ? ' -c temp_tablespaces=bench_temp' : ''}`,
   });
   // A connection ended by the server stopping must not crash the run.
   pool.on('error', () => {});
@@ -172,34 +202,71 @@ interface Prepared {
   loadTime: string;
 }
 
-/** Migrates, creates the project and its environments, and loads the data set. */
-async function prepare(url: string, pools: Pool[]): Promise<Prepared> {
+/** The run a kept cluster was loaded by: what a later run needs to measure it again. */
+interface LoadedRun {
+  projectId: string;
+  nowMs: number;
+  loadTime: string;
+}
+
+async function loadedRun(pool: Pool): Promise<LoadedRun | null> {
+  await pool.query('CREATE TABLE IF NOT EXISTS bench_run (journeys int, shape text, project_id uuid, now_ms bigint, load_time text)');
+  const row = (await pool.query<{ journeys: number; shape: string; project_id: string; now_ms: string; load_time: string }>('SELECT * FROM bench_run')).rows[0];
+  if (!row) return null;
+  if (row.journeys !== JOURNEYS || row.shape !== SHAPE) {
+    throw new Error(`the cluster in BENCH_DATA_DIR holds ${row.journeys} journeys of the ${row.shape} shape, not ${JOURNEYS} of the ${SHAPE} shape`);
+  }
+  return { projectId: row.project_id, nowMs: Number(row.now_ms), loadTime: row.load_time };
+}
+
+/** Refuses a load the disk cannot hold, before hours of it rather than at their end. */
+function checkDisk(dataDir: string): void {
+  const stats = statfsSync(dataDir);
+  const free = stats.bavail * stats.bsize;
+  const perJourney = (BYTES_PER_JOURNEY[SHAPE] * EVENTS_PER_JOURNEY) / 3;
+  // Without a temp folder elsewhere, the largest index build sorts beside the data.
+  const needed = JOURNEYS * perJourney * (TEMP_DIR ? 1.05 : 1.2) + 3 * 2 ** 30;
+  const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+  log(`Disk: about ${gib(needed)} needed, ${gib(free)} free`);
+  if (needed > free) throw new Error(`the load needs about ${gib(needed)} and ${dataDir} has ${gib(free)} free: fewer journeys, BENCH_SHAPE=compact or BENCH_TEMP_DIR`);
+}
+
+/** Migrates, creates the project and its environments, and loads the data set (or finds it loaded). */
+async function prepare(url: string, dataDir: string, pools: Pool[]): Promise<Prepared> {
   const appPool = createPool({ connectionString: url, max: 10, statementTimeoutMs: 15_000, applicationName: 'jtrace-bench' });
   const loader = loaderPool(url);
   pools.push(appPool, loader);
-  await migrate(appPool);
-  await loader.query('CREATE EXTENSION IF NOT EXISTS pgcrypto');
   const keyring = createKeyring({ current: 'bench-encryption-key-0123456789abcdefghijklmnop' });
-  const projectId = (await createProject(appPool, 'bench', 'Benchmark')).id;
-  const environmentIds: string[] = [];
-  for (const name of ENVIRONMENTS) {
-    const row = await appPool.query<{ id: string }>(
-      `INSERT INTO environments (project_id, id, name, retention_days) VALUES ($1, gen_random_uuid(), $2, 30) RETURNING id`,
-      [projectId, name],
-    );
-    environmentIds.push(row.rows[0]!.id);
+  let run = await loadedRun(appPool);
+  if (run) log(`Measuring the ${JOURNEYS.toLocaleString('en')} journeys loaded before (in ${run.loadTime})`);
+  else {
+    checkDisk(dataDir);
+    await migrate(appPool);
+    await loader.query('CREATE EXTENSION IF NOT EXISTS pgcrypto');
+    const projectId = (await createProject(appPool, 'bench', 'Benchmark')).id;
+    const environmentIds: string[] = [];
+    for (const name of ENVIRONMENTS) {
+      const row = await appPool.query<{ id: string }>(
+        `INSERT INTO environments (project_id, id, name, retention_days) VALUES ($1, gen_random_uuid(), $2, 30) RETURNING id`,
+        [projectId, name],
+      );
+      environmentIds.push(row.rows[0]!.id);
+    }
+    const nowMs = Date.now();
+    log(`Generating ${JOURNEYS.toLocaleString('en')} journeys of the ${SHAPE} shape and their events`);
+    const loadStarted = performance.now();
+    const scale = { journeys: JOURNEYS, chunk: 100_000, eventsPerJourney: EVENTS_PER_JOURNEY, shape: SHAPE };
+    await loadData({ pool: loader, keyring, projectId, environmentIds, nowMs, scale, log });
+    run = { projectId, nowMs, loadTime: secondsSince(loadStarted) };
+    await appPool.query('INSERT INTO bench_run VALUES ($1, $2, $3, $4, $5)', [JOURNEYS, SHAPE, projectId, nowMs, run.loadTime]);
   }
-  const nowMs = Date.now();
-  log(`Generating ${JOURNEYS.toLocaleString('en')} journeys and their events`);
-  const loadStarted = performance.now();
-  await loadData({ pool: loader, keyring, projectId, environmentIds, nowMs, scale: { journeys: JOURNEYS, chunk: 100_000, eventsPerJourney: EVENTS_PER_JOURNEY }, log });
-  const loadTime = secondsSince(loadStarted);
-  const counts = await appPool.query<RunInfo['counts']>(
+  // Counting 30 million events takes longer than the app pool's statement timeout.
+  const counts = await loader.query<RunInfo['counts']>(
     `SELECT (SELECT count(*) FROM journeys)::int AS journeys, (SELECT count(*) FROM events)::int AS events,
             (SELECT count(*) FROM journey_aliases)::int AS aliases, (SELECT count(*) FROM search_tokens)::int AS tokens`,
   );
-  log(`Loaded in ${loadTime}: ${JSON.stringify(counts.rows[0])}`);
-  return { appPool, keyring, projectId, nowMs, counts: counts.rows[0]!, loadTime };
+  log(`Loaded in ${run.loadTime}: ${JSON.stringify(counts.rows[0])}`);
+  return { appPool, keyring, projectId: run.projectId, nowMs: run.nowMs, counts: counts.rows[0]!, loadTime: run.loadTime };
 }
 
 /** Times every scenario through the app, then EXPLAINs the statements of one more request of each. */
@@ -218,7 +285,7 @@ async function measure(ctx: Prepared): Promise<{ results: Result[]; loadAverage:
     await app.ready();
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-service-project-id': ctx.projectId };
     const samples = await collectSamples(app, ctx.appPool, headers, ctx.projectId, ctx.nowMs);
-    const key = { projectSlug: 'bench', environmentName: 'production', name: 'bench', defaultRetentionDays: 30 };
+    const key = { projectSlug: 'bench', environmentName: 'production', name: `bench-${Date.now()}`, defaultRetentionDays: 30 };
     samples.apiKey = (await createApiKey(ctx.appPool, ctx.keyring, key)).apiKey;
     const results: Result[] = [];
     const loadBefore = os.loadavg()[0]!;
@@ -253,6 +320,8 @@ async function report(ctx: Prepared, results: Result[], loadAverage: [number, nu
     warmup: WARMUP,
     loadAverage,
     settings: SERVER_SETTINGS,
+    heading: HEADING,
+    shape: SHAPE,
   };
   const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(1);
   const section = `${renderSection(info, results).trimEnd()}
@@ -268,12 +337,12 @@ async function report(ctx: Prepared, results: Result[], loadAverage: [number, nu
   **${ingest.ratio.toFixed(2)}** of the empty database's rate (target ≥ 0.8).
 `;
   console.log(`\n${section}`);
-  writeQuerySection(new URL('../docs/benchmarks.md', import.meta.url), section);
+  writeSection(new URL('../docs/benchmarks.md', import.meta.url), HEADING, section);
 }
 
 async function main(): Promise<void> {
   const startedAll = performance.now();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jtrace-bench-query-'));
+  const dataDir = KEPT_DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'jtrace-bench-query-'));
   let server: EmbeddedDatabase | null = null;
   const pools: Pool[] = [];
   let cleaning: Promise<void> | null = null;
@@ -284,7 +353,7 @@ async function main(): Promise<void> {
       if (interrupted && server) await server.stop().catch(() => {});
       for (const pool of pools) await pool.end().catch(() => {});
       if (!interrupted && server) await server.stop().catch(() => {});
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!KEPT_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     })());
   // An interrupted run must not leave a PostgreSQL running or its data behind either.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -293,19 +362,24 @@ async function main(): Promise<void> {
   try {
     log(`Starting PostgreSQL in ${dataDir}`);
     server = await startServer(dataDir, await freePort());
-    const ctx = await prepare(databaseUrl(server.url), pools);
+    const ctx = await prepare(databaseUrl(server.url), dataDir, pools);
+    if (LOAD_ONLY) {
+      log(`Loaded into ${dataDir}; run again with the same BENCH_DATA_DIR to measure; total ${secondsSince(startedAll)}`);
+      return;
+    }
     const { results, loadAverage } = await measure(ctx);
     const disk = await diskUse(ctx.appPool, ctx.counts);
     log(`disk: ${Math.round(disk.journeyBytes)} B per journey, ${Math.round(disk.eventBytes)} B per event, ${(disk.totalBytes / 2 ** 30).toFixed(1)} GiB`);
     const admin = new pg.Client(server.url);
     await admin.connect();
+    await admin.query('DROP DATABASE IF EXISTS jtrace_empty');
     await admin.query('CREATE DATABASE jtrace_empty');
     await admin.end();
     const emptyPool = createPool({ connectionString: databaseUrl(server.url, 'jtrace_empty'), max: 6, statementTimeoutMs: 0 });
     pools.push(emptyPool);
     const ingest = await measureIngestRatio(ctx.appPool, ctx.projectId, emptyPool, ctx.keyring, log);
     await report(ctx, results, loadAverage, disk, ingest);
-    log(`Wrote the Query section of docs/benchmarks.md; total ${secondsSince(startedAll)}`);
+    log(`Wrote the section "${HEADING.slice(3)}" of docs/benchmarks.md; total ${secondsSince(startedAll)}`);
   } finally {
     await cleanup(false);
   }

@@ -1,5 +1,9 @@
 // SQL of a journey's event list: keyset pages in timeline order (eventTimestamp, receivedAt,
 // event id in byte order; event protocol 3.3), served by events_timeline (migration 0002).
+// Events live in day partitions of received_at (migration 0017); the journey's first and last
+// received_at, read from its event_ids rows (every event has one, written by the same
+// statement), let PostgreSQL skip at run time the days the journey has no event in, instead
+// of probing the timeline index of every day kept.
 
 import type { Queryable } from '../db/pool.ts';
 import type { TimelinePosition } from './cursor.ts';
@@ -49,6 +53,8 @@ export function timelineStatement(
           ${epochMicrosSql('received_at')} AS received_at_us, duration_ms, has_input, has_output, has_error, deployment_metadata
      FROM events
     WHERE project_id = $1 AND journey_id = $2 ${keyset}
+      AND received_at >= (SELECT min(received_at) FROM event_ids WHERE project_id = $1 AND journey_id = $2)
+      AND received_at <= (SELECT max(received_at) FROM event_ids WHERE project_id = $1 AND journey_id = $2)
     ORDER BY event_timestamp, received_at, id COLLATE "C"
     LIMIT $3`;
   return { sql, values };

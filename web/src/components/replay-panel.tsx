@@ -8,6 +8,7 @@ import { HeadersTable } from './headers-table.tsx';
 import { ReplayHistory } from './replay-history.tsx';
 import { UserText } from './user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
+import { useAction } from '../lib/use-action.ts';
 
 type Method = NonNullable<ReplayRequest['method']>;
 
@@ -18,8 +19,7 @@ export function ReplayPanel({ project, event }: { project: Project; event: Event
   const [path, setPath] = useState('/');
   const [preview, setPreview] = useState<ReplayPreview | null>(null);
   const [run, setRun] = useState<ReplayRun | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run: act } = useAction();
   const options = { projectId: project.id };
 
   const loadDestinations = () =>
@@ -39,17 +39,6 @@ export function ReplayPanel({ project, event }: { project: Project; event: Event
   }, [event.id, destinationId, method, path]);
 
   const body = (): ReplayRequest => ({ eventId: event.id, destinationId, method, path });
-  const act = async (what: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await what();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
   const showPreview = (e: FormEvent) => {
     e.preventDefault();
     void act(async () => setPreview(await request<ReplayPreview>('/v1/replays/preview', { ...options, method: 'POST', body: body() })));

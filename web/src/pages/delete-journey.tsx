@@ -1,10 +1,11 @@
-import { useRef, useState } from 'react';
+import { useRef } from 'react';
 import { request, type JourneyDetail, type Project } from '../api.ts';
 import { ErrorMessage } from '../components/common.tsx';
 import { navigate } from '../router.tsx';
 import { entityIdText } from '../lib/format.ts';
 import { UserText } from '../components/user-text.tsx';
 import { useCan } from '../roles.tsx';
+import { useAction } from '../lib/use-action.ts';
 
 /** Deleting is final: the confirmation names the journey and what goes with it. */
 export function DeleteJourney(props: { project: Project; journey: JourneyDetail; title: string }) {
@@ -14,19 +15,13 @@ export function DeleteJourney(props: { project: Project; journey: JourneyDetail;
 
 function DeleteJourneyButton({ project, journey, title }: { project: Project; journey: JourneyDetail; title: string }) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const confirm = async () => {
-    setBusy(true);
-    try {
+  const { busy, error, run } = useAction();
+  const confirm = () => {
+    void run(async () => {
       await request(`/v1/journeys/${encodeURIComponent(journey.journeyId)}`, { method: 'DELETE', projectId: project.id });
       dialog.current?.close();
       navigate(`/projects/${project.id}/journeys?deleted=1`);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <>

@@ -7,6 +7,7 @@ import { ErrorMessage, Loading } from '../../components/common.tsx';
 import { UserText } from '../../components/user-text.tsx';
 import { formatTime } from '../../lib/format.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
+import { useAction } from '../../lib/use-action.ts';
 
 // No environment has an empty name, so the empty value stands for "a new one".
 const NEW_ENVIRONMENT = '';
@@ -76,14 +77,11 @@ function NewKey({ project, environments, onCreated }: { project: Project; enviro
   const [name, setName] = useState('');
   const [environment, setEnvironment] = useState(environments[0] ?? NEW_ENVIRONMENT);
   const [newEnvironment, setNewEnvironment] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const choice = environments.includes(environment) ? environment : environments.length === 0 ? NEW_ENVIRONMENT : environment;
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const body: NewApiKeyRequest = { name, environment: choice === NEW_ENVIRONMENT ? newEnvironment : choice };
       const created = await request<CreatedApiKey>(`/v1/projects/${project.id}/api-keys`, { method: 'POST', body });
       onCreated(created);
@@ -91,11 +89,7 @@ function NewKey({ project, environments, onCreated }: { project: Project; enviro
       setEnvironment(created.key.environment);
       setName('');
       setNewEnvironment('');
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form onSubmit={submit} className="card settings-form" aria-labelledby="new-key-heading">

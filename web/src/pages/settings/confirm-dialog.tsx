@@ -1,7 +1,8 @@
 // A modal confirmation of the Settings pages. The native <dialog> opened with showModal() moves
 // focus into it (to Cancel, the safe choice), keeps it there, and closes on Escape.
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { ErrorMessage } from '../../components/common.tsx';
+import { useAction } from '../../lib/use-action.ts';
 
 export function ConfirmDialog({ open, title, children, action, onConfirm, onClose }: {
   open: boolean;
@@ -15,8 +16,7 @@ export function ConfirmDialog({ open, title, children, action, onConfirm, onClos
   const dialog = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
   const headingId = useId();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, setError, run } = useAction();
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
@@ -27,16 +27,11 @@ export function ConfirmDialog({ open, title, children, action, onConfirm, onClos
       cancel.current?.focus();
     } else if (!open && element.open) element.close();
   }, [open]);
-  const confirm = async () => {
-    setBusy(true);
-    try {
+  const confirm = () => {
+    void run(async () => {
       await onConfirm();
       onClose();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <dialog ref={dialog} aria-labelledby={headingId} className="confirm" onClose={onClose}>

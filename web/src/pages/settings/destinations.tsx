@@ -6,6 +6,7 @@ import { request, type Destination, type NewDestinationRequest, type Project } f
 import { ErrorMessage, Loading } from '../../components/common.tsx';
 import { UserText } from '../../components/user-text.tsx';
 import { UrlCheck } from './url-check.tsx';
+import { useAction } from '../../lib/use-action.ts';
 
 type Listed = Destination & { runCount?: number };
 type Kind = Destination['environmentType'];
@@ -110,20 +111,14 @@ function HeaderName({ name }: { name: string }) {
 
 function DeleteDestination({ project, destination, onDeleted }: { project: Project; destination: Listed; onDeleted: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const runs = destination.runCount ?? 0;
-  const confirm = async () => {
-    setBusy(true);
-    try {
+  const confirm = () => {
+    void run(async () => {
       await request(`/v1/replay-destinations/${destination.id}`, { method: 'DELETE', projectId: project.id });
       dialog.current?.close();
       onDeleted();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const headingId = `delete-${destination.id}`;
   return (
@@ -170,16 +165,13 @@ function DestinationForm({ project, destination, onDone, onCancel }: { project: 
   const [baseUrl, setBaseUrl] = useState(destination?.baseUrl ?? '');
   const [kind, setKind] = useState<Kind>(destination?.environmentType ?? 'local');
   const [rows, setRows] = useState<HeaderRow[]>(() => destination?.headerNames.map((n) => ({ ...newRow(), name: n, stored: true })) ?? []);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const prefix = destination ? `edit-${destination.id}` : 'new-destination';
   const update = (key: number, change: Partial<HeaderRow>) => setRows((all) => all.map((r) => (r.key === key ? { ...r, ...change } : r)));
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       if (destination === null) {
         const headers = Object.fromEntries(rows.filter((r) => r.name.trim() !== '').map((r) => [r.name.trim(), r.value]));
         const body: NewDestinationRequest = { name, baseUrl, environmentType: kind, headers };
@@ -198,11 +190,7 @@ function DestinationForm({ project, destination, onDone, onCancel }: { project: 
         await request(`/v1/replay-destinations/${destination.id}`, { method: 'PATCH', projectId: project.id, body });
       }
       onDone();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -9,6 +9,7 @@ import { UserText } from '../../components/user-text.tsx';
 import { Link, navigate } from '../../router.tsx';
 import { CapturePreviewPanel, type DraftSettings } from './capture-preview-panel.tsx';
 import { SettingsHistory } from './settings-history.tsx';
+import { useAction } from '../../lib/use-action.ts';
 
 type Mode = EnvironmentSettings['captureMode'];
 
@@ -72,22 +73,15 @@ export function EnvironmentsPage({ project, rest, reloadProjects }: { project: P
 
 function AddEnvironment({ project, onCreated }: { project: Project; onCreated: (name: string) => void }) {
   const [form, setForm] = useState<{ name: string; retentionDays: string }>({ name: '', retentionDays: '' });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const { busy, error, run } = useAction();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const body: NewEnvironmentRequest = { name: form.name, ...(form.retentionDays === '' ? {} : { retentionDays: Number(form.retentionDays) }) };
       const created = await request<EnvironmentDetail>(`/v1/projects/${project.id}/environments`, { method: 'POST', body });
       setForm({ name: '', retentionDays: '' });
       onCreated(created.name);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="card settings-form add-environment" onSubmit={submit} aria-label="Add an environment">
@@ -144,9 +138,8 @@ function EnvironmentEditor({ project, name }: { project: Project; name: string }
   const url = `/v1/projects/${project.id}/environments/${encodeURIComponent(name)}`;
   const [saved, setSaved] = useState<EnvironmentDetail | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, setError, run } = useAction();
   const [status, setStatus] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const load = useCallback(() => {
     request<EnvironmentDetail>(url).then((detail) => {
       setSaved(detail);
@@ -162,21 +155,15 @@ function EnvironmentEditor({ project, name }: { project: Project; name: string }
 
   const change = changeOf(saved, draft);
   const unchanged = Object.keys(change).length === 0;
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     setStatus(null);
-    try {
+    void run(async () => {
       const detail = await request<EnvironmentDetail>(url, { method: 'PATCH', body: change });
       setSaved(detail);
       setDraft(draftOf(detail));
       setStatus('Saved. The change is in the history below; events received from now on are captured under it.');
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const fullRefused = !saved.fullPayloadAllowed;
   const id = (field: string) => `env-${field}`;

@@ -8,6 +8,7 @@ import { UserText } from '../../components/user-text.tsx';
 import { formatTime } from '../../lib/format.ts';
 import type { Role } from '../../roles.tsx';
 import { ConfirmDialog } from './confirm-dialog.tsx';
+import { useAction } from '../../lib/use-action.ts';
 
 const ROLE_TEXT: Record<Role, string> = {
   viewer: 'viewer: reads journeys',
@@ -130,23 +131,16 @@ function Invite({ project, onInvited }: { project: Project; onInvited: () => voi
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
   const [answer, setAnswer] = useState<InvitedMember | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const { busy, error, run } = useAction();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     setAnswer(null);
-    try {
+    void run(async () => {
       const body: InvitationRequest = { email: email.trim(), role };
       setAnswer(await request<InvitedMember>(`/v1/projects/${project.id}/invitations`, { method: 'POST', body }));
       setEmail('');
       onInvited();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form onSubmit={submit} className="card settings-form invite" aria-labelledby="invite-heading">

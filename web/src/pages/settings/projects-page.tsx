@@ -7,6 +7,7 @@ import { UserText } from '../../components/user-text.tsx';
 import { useIsOwner } from '../../roles.tsx';
 import { Link } from '../../router.tsx';
 import { PROJECT_SECTIONS } from './settings-shell.tsx';
+import { useAction } from '../../lib/use-action.ts';
 
 export function ProjectsSettingsPage({ projects, reloadProjects }: { projects: Project[]; reloadProjects: () => void }) {
   const owner = useIsOwner();
@@ -58,23 +59,16 @@ export function ProjectsSettingsPage({ projects, reloadProjects }: { projects: P
 
 function CreateProject({ onCreated }: { onCreated: () => void }) {
   const [form, setForm] = useState<NewProjectRequest>({ slug: '', name: '' });
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const [created, setCreated] = useState<Project | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     setCreated(null);
-    try {
+    void run(async () => {
       setCreated(await request<Project>('/v1/projects', { method: 'POST', body: form }));
       setForm({ slug: '', name: '' });
       onCreated();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="card settings-form" onSubmit={submit} aria-label="Create a project">
@@ -111,21 +105,14 @@ function CreateProject({ onCreated }: { onCreated: () => void }) {
 
 function RenameProject({ project, onRenamed }: { project: Project; onRenamed: () => void }) {
   const [name, setName] = useState(project.name);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   useEffect(() => setName(project.name), [project.name]);
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       await request(`/v1/projects/${project.id}`, { method: 'PATCH', body: { name } });
       onRenamed();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const id = `rename-${project.id}`;
   return (
