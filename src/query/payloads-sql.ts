@@ -52,7 +52,7 @@ export async function selectPayloadEventsOfJourneys(
 ): Promise<Array<PayloadEventRecord & { journey_id: string }>> {
   const result = await db.query<PayloadEventRecord & { journey_id: string }>({
     // Prepared once per connection: the analyzer sends it every batch, and planning it over every
-    // partition of events cost about half of running it (docs/benchmarks.md, Findings).
+    // partition of events was about a third of its cost (docs/benchmarks.md, Findings).
     name: 'journeys-payload-events',
     text: `SELECT e.journey_id, e.id, e.operation, e.name, e.service, ${epochMicrosSql('e.event_timestamp')} AS event_timestamp_us, e.duration_ms,
             e.has_input, e.has_output, e.has_error, e.input_payload::text AS input_text, e.output_payload::text AS output_text
