@@ -8,6 +8,11 @@
 // quotes, backslashes, braces and the delimiter as syntax.
 const NEEDS_QUOTES = /^$|^null$|[\s"\\{},]/i;
 
+/** A text as an element of an array literal: quoted and escaped only when it has to be. */
+export function textElement(value: string): string {
+  return NEEDS_QUOTES.test(value) ? `"${value.replace(/["\\]/g, '\\$&')}"` : value;
+}
+
 /** A one-dimensional array literal, element by element. */
 export class ArrayLiteral {
   private readonly parts: string[] = [];
@@ -18,9 +23,7 @@ export class ArrayLiteral {
    * another (one per journey in a text[]) is escaped again, once per quote it holds.
    */
   text(value: string | null): void {
-    if (value === null) this.parts.push('NULL');
-    else if (NEEDS_QUOTES.test(value)) this.parts.push(`"${value.replace(/["\\]/g, '\\$&')}"`);
-    else this.parts.push(value);
+    this.parts.push(value === null ? 'NULL' : textElement(value));
   }
 
   /** An element whose text needs no quoting: a number, t or f, an ISO timestamp. */

@@ -4,7 +4,7 @@
 
 import type { Queryable } from '../db/pool.ts';
 import type { FindingKind, FindingStep, JourneyFinding } from './analyze.ts';
-import { ArrayLiteral } from './array-literals.ts';
+import { ArrayLiteral, textElement } from './array-literals.ts';
 import type { PendingJourney } from './pending-sql.ts';
 
 export interface AnalysedJourney {
@@ -183,6 +183,14 @@ class Writes {
     const nowMs = now.getTime();
     const values: unknown[] = [];
     const tuples: string[] = [];
+    // A journey's findings name the same few steps again and again: each text is encoded once.
+    const encoded = new Map<string, string>();
+    const element = (value: string | null | undefined): string => {
+      if (value == null) return 'NULL';
+      let text = encoded.get(value);
+      if (text === undefined) encoded.set(value, (text = textElement(value)));
+      return text;
+    };
     this.stored.forEach((row, index) => {
       const journey = this.journeys[index]!;
       const kind = new ArrayLiteral();
@@ -198,14 +206,14 @@ class Writes {
       let last = -Infinity;
       for (let i = 0; i < row.kind.length; i++) {
         kind.plain(row.kind[i]!);
-        path.text(row.path[i] ?? null);
-        stepEventId.text(row.step_event_id[i] ?? null);
-        stepService.text(row.step_service[i] ?? null);
-        stepName.text(row.step_name[i] ?? null);
+        path.plain(element(row.path[i]));
+        stepEventId.plain(element(row.step_event_id[i]));
+        stepService.plain(element(row.step_service[i]));
+        stepName.plain(element(row.step_name[i]));
         inTransit.plain(row.in_transit[i] ? 't' : 'f');
-        fromEventId.text(row.from_event_id[i] ?? null);
-        fromService.text(row.from_service[i] ?? null);
-        fromName.text(row.from_name[i] ?? null);
+        fromEventId.plain(element(row.from_event_id[i]));
+        fromService.plain(element(row.from_service[i]));
+        fromName.plain(element(row.from_name[i]));
         const at = row.first_found_at[i]!.getTime();
         firstFound.plain(at === nowMs ? 'NULL' : row.first_found_at[i]!.toISOString());
         if (at > last) last = at;
