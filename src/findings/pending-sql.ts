@@ -17,13 +17,13 @@ export interface PendingJourney {
 
 /** The oldest marks first: a journey marked long ago is not starved by busy ones. */
 export async function selectPendingJourneys(db: Queryable, limit: number): Promise<PendingJourney[]> {
-  const result = await db.query<{ project_id: string; id: string; environment_id: string; entity_type: string; started_at: Date; last_event_at: Date; pending: number }>({
-    text: `SELECT j.project_id, j.id, j.environment_id, j.entity_type, j.started_at, j.last_event_at, p.pending
+  const result = await db.query<{ project_id: string; id: string; environment_id: string; entity_type: string; started_at: Date; last_event_at: Date; pending: number }>(
+    `SELECT j.project_id, j.id, j.environment_id, j.entity_type, j.started_at, j.last_event_at, p.pending
        FROM (SELECT project_id, journey_id, pending FROM journey_findings_pending ORDER BY pending LIMIT $1) p
        JOIN journeys j ON j.project_id = p.project_id AND j.id = p.journey_id
       ORDER BY p.pending`,
-    values: [limit],
-  });
+    [limit],
+  );
   return result.rows.map((row) => ({
     projectId: row.project_id,
     id: row.id,
