@@ -1,4 +1,7 @@
 // What each storage change of a batch's writes saves (npm run bench:event-storage; not a test).
+// The last two variants share the current schema and differ only in how the events statement's
+// rows travel (one JSON document, or array literals and JSON arrays per column), so comparing them is an A/B
+// of that statement alone; `BENCH_STORAGE_VARIANTS=3,4` runs only those two.
 // One embedded PostgreSQL, one database per schema variant: each migrated up to the migration
 // that variant stops before, or fully. Batches of 100 new events (25 new journeys of four
 // steps, two aliases each: the shape of bench:ingest) are written into each database in turn,
@@ -114,6 +117,20 @@ async function eventsWithIds(client: PoolClient, rows: EventRow[]): Promise<void
   });
 }
 
+/** The events statement of migration 0022 as it was: rows as one JSON document, decoded by jsonb_to_recordset. */
+async function eventsAsJson(client: PoolClient, rows: EventRow[]): Promise<void> {
+  await client.query({
+    name: 'bench-events-json',
+    text: `WITH r AS (SELECT *, timestamptz 'epoch' + (ts_ms * 1000) * interval '1 microsecond' AS event_timestamp,
+         timestamptz 'epoch' + received_us * interval '1 microsecond' AS received_at
+         FROM jsonb_to_recordset($2::jsonb) AS ${EVENT_RECORD.replace('message_id text', 'trace_token text, span_token text, search_key_id text, message_id text')}),
+       ids AS (INSERT INTO event_ids (project_id, id, journey_id, received_at, trace_token, span_token, search_key_id)
+               SELECT $1, r.id, r.journey_id, r.received_at, r.trace_token, r.span_token, r.search_key_id FROM r)
+     INSERT INTO events (${COLUMNS}) SELECT ${VALUES.replace(/timestamptz 'epoch' \+ r\.ts_ms[^,]*, timestamptz 'epoch' \+ r\.received_us[^,]*,/, 'r.event_timestamp, r.received_at,')} FROM r`,
+    values: [PROJECT, JSON.stringify(rows)],
+  });
+}
+
 interface Variant {
   name: string;
   /** Migrated up to, not including, this version; null: every migration. */
@@ -127,10 +144,11 @@ const VARIANTS: Variant[] = [
   { name: 'event_ids by trigger (0017)', before: 20, eventTokenRows: true, events: eventsByTrigger },
   { name: 'event_ids in the statement (0020)', before: 21, eventTokenRows: true, events: eventsWithIds },
   { name: 'partitions with toast_tuple_target 8160 (0021)', before: 22, eventTokenRows: true, events: eventsWithIds },
-  { name: 'trace and span tokens as columns of event_ids (0022)', before: null, eventTokenRows: false, events: (client, rows) => insertEvents(client, PROJECT, rows) },
+  { name: 'trace and span tokens as columns of event_ids (0022)', before: null, eventTokenRows: false, events: eventsAsJson },
+  { name: 'events as array literals, payloads as JSON arrays', before: null, eventTokenRows: false, events: (client, rows) => insertEvents(client, PROJECT, rows) },
 ];
 
-interface Timing { total: number; tokens: number; events: number }
+interface Timing { total: number; tokens: number; events: number; eventsCpu: number }
 
 async function writeBatch(pool: Pool, variant: Variant): Promise<Timing> {
   const data = batch();
@@ -145,10 +163,12 @@ async function writeBatch(pool: Pool, variant: Variant): Promise<Timing> {
       storedJourneyTokens: [],
     });
     const t1 = performance.now();
+    const cpu = process.cpuUsage();
     await variant.events(client, data.events);
     const t2 = performance.now();
+    const used = process.cpuUsage(cpu);
     await client.query('COMMIT');
-    return { total: performance.now() - t0, tokens: t1 - t0, events: t2 - t1 };
+    return { total: performance.now() - t0, tokens: t1 - t0, events: t2 - t1, eventsCpu: (used.user + used.system) / 1000 };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
@@ -211,20 +231,30 @@ async function main(): Promise<void> {
   const pools: Pool[] = [];
   try {
     const url = (name: string) => Object.assign(new URL(server.url), { pathname: `/${name}` }).toString();
+    // Variants of one schema share its database (they differ only in how a statement sends its
+    // rows): both sides of that A/B then write into the same tables, at the same size.
+    const bySchema = new Map<string, Pool>();
     for (const [i, variant] of variants.entries()) {
+      const schema = `${variant.before} ${variant.eventTokenRows}`;
+      const shared = bySchema.get(schema);
+      if (shared) {
+        pools.push(shared);
+        continue;
+      }
       const admin = new pg.Client(server.url);
       await admin.connect();
       await admin.query(`CREATE DATABASE variant${i}`);
       await admin.end();
       const pool = createPool({ connectionString: url(`variant${i}`), max: 1, statementTimeoutMs: 0 });
       pools.push(pool);
+      bySchema.set(schema, pool);
       await migrateBefore(pool, variant.before);
       await pool.query(`INSERT INTO projects (id, slug, name) VALUES ($1, 'bench', 'Bench')`, [PROJECT]);
       await pool.query(`INSERT INTO environments (project_id, id, name, retention_days) VALUES ($1, $2, 'production', 30)`, [PROJECT, ENVIRONMENT]);
     }
     console.log(`Variants: ${variants.map((v) => v.name).join('; ')}. Prefill ${PREFILL} batches each.`);
     for (let i = 0; i < PREFILL; i++) for (const [j, variant] of variants.entries()) await writeBatch(pools[j]!, variant);
-    for (const pool of pools) await pool.query('VACUUM ANALYZE');
+    for (const pool of new Set(pools)) await pool.query('VACUUM ANALYZE');
     const loadStart = os.loadavg()[0]!;
     const times: Timing[][] = variants.map(() => []);
     for (let i = 0; i < BATCHES; i++) {
@@ -253,7 +283,7 @@ async function main(): Promise<void> {
       const total = median(t.map((x) => x.total));
       // Paired within each round (same moment, same load): the median of first / this variant.
       const paired = (pick: (x: Timing) => number) => median(t.map((x, i) => pick(times[0]![i]!) / pick(x))).toFixed(2);
-      return `| ${variant.name} | ${total.toFixed(2)} | ${median(t.map((x) => x.tokens)).toFixed(2)} | ${median(t.map((x) => x.events)).toFixed(2)} | ${(base / total).toFixed(2)} | ${paired((x) => x.total)} | ${paired((x) => x.events)} | ${Math.round(bytes[j]!).toLocaleString('en')} | ${Math.round(rowBytes[j]!).toLocaleString('en')} | ${probes[j]!.toFixed(2)} |`;
+      return `| ${variant.name} | ${total.toFixed(2)} | ${median(t.map((x) => x.tokens)).toFixed(2)} | ${median(t.map((x) => x.events)).toFixed(2)} | ${median(t.map((x) => x.eventsCpu)).toFixed(2)} | ${(base / total).toFixed(2)} | ${paired((x) => x.total)} | ${paired((x) => x.events)} | ${Math.round(bytes[j]!).toLocaleString('en')} | ${Math.round(rowBytes[j]!).toLocaleString('en')} | ${probes[j]!.toFixed(2)} |`;
     });
     const section = `## Event storage
 
@@ -264,14 +294,14 @@ turns. ${BATCHES} batches per variant after ${PREFILL} untimed ones, on one Post
 (embedded, fsync off); ${os.cpus().length} CPUs, load average ${loadStart.toFixed(2)} at the start and
 ${loadEnd.toFixed(2)} at the end (${new Date().toISOString().slice(0, 10)}). \`npm run bench:event-storage\`.
 
-| schema | median ms per batch | journeys, aliases, tokens | events | rate relative to the first | paired: batch | paired: events statement | bytes per event (events, its indexes and TOAST) | stored row, bytes | search probe by trace id, ms |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| schema | median ms per batch | journeys, aliases, tokens | events | events: Node CPU | rate relative to the first | paired: batch | paired: events statement | bytes per event (events, its indexes and TOAST) | stored row, bytes | search probe by trace id, ms |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${rows.join('\n')}
 `;
     console.log(`\n${section}`);
     if (!wanted) replaceDocsSection(new URL('../docs/benchmarks.md', import.meta.url), '## Event storage', section);
   } finally {
-    for (const pool of pools) await pool.end().catch(() => {});
+    for (const pool of new Set(pools)) await pool.end().catch(() => {});
     await server.stop().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
 
 import type { Queryable } from '../db/pool.ts';
 import type { FindingKind, FindingStep, JourneyFinding } from './analyze.ts';
-import { ArrayLiteral, textElement } from './array-literals.ts';
+import { ArrayLiteral, textElement } from '../db/array-literals.ts';
 import type { PendingJourney } from './pending-sql.ts';
 
 export interface AnalysedJourney {

@@ -5,7 +5,10 @@ import type { ReadScope } from '../auth/credentials.ts';
 import { errors } from '../http/errors.ts';
 import type { QueryValues } from '../http/query.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
-import { baseScan, type ReadDeps } from './journeys.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Queryable } from '../db/pool.ts';
+import { commonTrigramSource } from './common-trigrams.ts';
+import { baseScan, commonTrigramsFor, type ReadDeps } from './journeys.ts';
 import { selectJourneyActivity } from './journeys-sql.ts';
 import { microsToMillis } from './micros.ts';
 import { LIST_QUERY, parseListParams, type ListParams } from './params.ts';
@@ -54,6 +57,11 @@ export function parseActivityParams(query: QueryValues<keyof typeof ACTIVITY_QUE
  * Whole seconds per bucket so that `buckets` of them cover since..until (until defaults to the
  * server clock); the answer has as many buckets as needed to reach until, at most `buckets`.
  */
+/** What the activity read needs, built once per app: the common trigrams are read and kept per instance. */
+export function activityReadDeps(db: Queryable, keyring: Keyring): ReadDeps {
+  return { db, keyring, commonTrigrams: commonTrigramSource(db) };
+}
+
 export async function journeyActivity(deps: ReadDeps, scope: ReadScope, params: ActivityParams, nowMs: number): Promise<Activity> {
   const sinceUs = params.list.sinceUs as bigint;
   let untilUs = params.list.untilUs ?? BigInt(nowMs) * 1000n;
@@ -72,7 +80,7 @@ export async function journeyActivity(deps: ReadDeps, scope: ReadScope, params: 
   if (base !== null) {
     const { list } = params;
     const scan = { ...base, sinceUs, untilUs, status: list.status, service: list.service, entityType: list.entityType, finding: list.finding };
-    for (const row of await selectJourneyActivity(deps.db, scan, list.text, bucketUs)) {
+    for (const row of await selectJourneyActivity(deps.db, scan, list.text, bucketUs, await commonTrigramsFor(deps, list.text))) {
       const bucket = buckets[row.bucket];
       if (bucket !== undefined && (row.status === 'active' || row.status === 'completed' || row.status === 'failed')) {
         bucket[row.status] += row.count;

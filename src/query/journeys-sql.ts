@@ -10,6 +10,8 @@ import type { JourneyPosition } from './cursor.ts';
 import type { JourneyRecord } from './details-sql.ts';
 import { findingsJsonSql, hasFindingSql } from './findings-sql.ts';
 import { epochMicrosSql, microsText } from './micros.ts';
+import { NO_COMMON_TRIGRAMS, type CommonTrigrams } from './common-trigrams.ts';
+import { rareSubstring } from './rare-substring.ts';
 
 /** Findings shown on one list item; the journey read shows them all. */
 export const MAX_FINDINGS_PER_LIST_ITEM = 10;
@@ -122,9 +124,21 @@ function standingSql(standing: KeyStanding, params: Params): string {
 /** Shortest q the trigram indexes can search with: a trigram is three characters. */
 const MIN_TRIGRAM_TEXT = 3;
 
+/** Where q is looked for; each has its own trigram index and statistics. */
+type TextPlace = keyof CommonTrigrams;
+
+/** `%text%` for LIKE: `%`, `_` and `\` are ordinary characters of q, escaped (LIKE's escape is `\`). */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 /**
  * The case-insensitive substring test of q against a column: both sides through the database's
  * lower(), on which the trigram indexes are built, and LIKE with q escaped.
+ *
+ * Where q holds a trigram common among the place's values (migration 0023), the index is probed
+ * with the longest part of q free of them (src/query/rare-substring.ts), and strpos, which no
+ * index serves, decides on the rows found: the same answer through short posting lists.
  *
  * A q of two characters holds no trigram: the trigram index would be read whole (2.2 s at a
  * million journeys). It is answered by the two-character index instead (migration 0018): every
@@ -133,31 +147,43 @@ const MIN_TRIGRAM_TEXT = 3;
  * the trigram index (an index serves only clauses of its own collation) without changing the
  * result (LIKE matches the same under any deterministic collation).
  */
-function textMatch(text: string, params: Params): (column: string) => string {
-  // `%`, `_` and `\` are ordinary characters of q: escaped for LIKE (whose escape is `\`).
-  const pattern = params.add(`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  if ([...text].length >= MIN_TRIGRAM_TEXT) return (column) => `lower(${column}) LIKE lower(${pattern})`;
+function textMatch(text: string, params: Params, common: CommonTrigrams): (column: string, place: TextPlace) => string {
+  if ([...text].length >= MIN_TRIGRAM_TEXT) {
+    // Added once used: PostgreSQL cannot type a parameter no clause names.
+    let pattern: string | null = null;
+    let whole: string | null = null;
+    return (column, place) => {
+      const part = rareSubstring(text, common[place]);
+      if (part === null) return `lower(${column}) LIKE lower(${(pattern ??= params.add(containsPattern(text)))})`;
+      return `lower(${column}) LIKE lower(${params.add(containsPattern(part))}::text) AND strpos(lower(${column}), lower(${(whole ??= params.add(text))}::text)) > 0`;
+    };
+  }
+  const pattern = params.add(containsPattern(text));
   const pair = params.add(text);
   return (column) => `jtrace_bigrams(${column}) @> jtrace_bigrams(${pair}::text) AND lower(${column}) LIKE lower(${pattern}) COLLATE "C"`;
 }
 
 /** The statement of one journey-list page; exported so the benchmark can EXPLAIN it. */
-export function journeyListStatement(scan: JourneyScan, text: string | null): { sql: string; values: unknown[] } {
+export function journeyListStatement(
+  scan: JourneyScan,
+  text: string | null,
+  common: CommonTrigrams = NO_COMMON_TRIGRAMS,
+): { sql: string; values: unknown[] } {
   const params = new Params();
   const where = conditions(scan, params);
   const take = params.add(scan.take);
   if (text === null) {
     return { sql: hydrate(`SELECT j.project_id, j.id FROM journeys j WHERE ${where} ${ORDER} LIMIT ${take}`, scan, params), values: params.values };
   }
-  const matches = textMatch(text, params);
+  const matches = textMatch(text, params, common);
   // One branch per place q may match, each with its own LIMIT: the planner picks, per branch,
   // a trigram probe (rare text) or a walk down the keyset index (common text).
   const byLabel = `SELECT j.project_id, j.id, j.last_event_at FROM journeys j
-     WHERE ${where} AND j.label IS NOT NULL AND ${matches('j.label')} ${ORDER} LIMIT ${take}`;
+     WHERE ${where} AND j.label IS NOT NULL AND ${matches('j.label', 'label')} ${ORDER} LIMIT ${take}`;
   const byAlias = `SELECT j.project_id, j.id, j.last_event_at FROM journeys j
      WHERE ${where} AND EXISTS (SELECT 1 FROM journey_aliases a
                                  WHERE a.project_id = j.project_id AND a.journey_id = j.id
-                                   AND a.display_value IS NOT NULL AND ${matches('a.display_value')})
+                                   AND a.display_value IS NOT NULL AND ${matches('a.display_value', 'alias')})
      ${ORDER} LIMIT ${take}`;
   const page = `SELECT m.project_id, m.id FROM ((${byLabel}) UNION (${byAlias})) m
      ORDER BY m.last_event_at DESC, m.id COLLATE "C" DESC LIMIT ${take}`;
@@ -197,8 +223,8 @@ async function summaryPage(db: Queryable, scan: JourneyScan, statement: { sql: s
   return { rows: journeys, standing };
 }
 
-export function selectJourneyList(db: Queryable, scan: JourneyScan, text: string | null): Promise<SummaryPage> {
-  return summaryPage(db, scan, journeyListStatement(scan, text));
+export function selectJourneyList(db: Queryable, scan: JourneyScan, text: string | null, common?: CommonTrigrams): Promise<SummaryPage> {
+  return summaryPage(db, scan, journeyListStatement(scan, text, common));
 }
 
 export function selectSearchPage(db: Queryable, scan: JourneyScan, tokens: string[]): Promise<SummaryPage> {
@@ -222,15 +248,16 @@ export async function selectJourneyActivity(
   scan: JourneyScan & { sinceUs: bigint; untilUs: bigint },
   text: string | null,
   bucketUs: bigint,
+  common: CommonTrigrams = NO_COMMON_TRIGRAMS,
 ): Promise<ActivityCount[]> {
   const params = new Params();
   let where = conditions(scan, params);
   if (text !== null) {
-    const matches = textMatch(text, params);
-    where += ` AND ((j.label IS NOT NULL AND ${matches('j.label')})
+    const matches = textMatch(text, params, common);
+    where += ` AND ((j.label IS NOT NULL AND ${matches('j.label', 'label')})
        OR EXISTS (SELECT 1 FROM journey_aliases a
                    WHERE a.project_id = j.project_id AND a.journey_id = j.id
-                     AND a.display_value IS NOT NULL AND ${matches('a.display_value')}))`;
+                     AND a.display_value IS NOT NULL AND ${matches('a.display_value', 'alias')}))`;
   }
   const since = params.add(scan.sinceUs.toString());
   const bucket = params.add(bucketUs.toString());

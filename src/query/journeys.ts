@@ -8,6 +8,7 @@ import { searchTokensForLookup } from '../crypto/search-tokens.ts';
 import type { Queryable } from '../db/pool.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { findEnvironment } from '../projects/environments-sql.ts';
+import { NO_COMMON_TRIGRAMS, type CommonTrigramSource, type CommonTrigrams } from './common-trigrams.ts';
 import { encodeJourneyCursor } from './cursor.ts';
 import { selectJourneyList, selectSearchPage, type JourneyScan, type SummaryPage, type SummaryRecord } from './journeys-sql.ts';
 import { keysetPage, type Page } from './page.ts';
@@ -16,6 +17,14 @@ import type { JourneyPageParams, ListParams, SearchParams } from './params.ts';
 export interface ReadDeps {
   db: Queryable;
   keyring: Keyring;
+  /** Which trigrams are common among labels and alias values (src/query/common-trigrams.ts); none without it. */
+  commonTrigrams?: CommonTrigramSource;
+}
+
+/** What the text filter needs to know of the data: only a q the trigram indexes serve asks. */
+export async function commonTrigramsFor(deps: ReadDeps, text: string | null): Promise<CommonTrigrams> {
+  if (text === null || deps.commonTrigrams === undefined || [...text].length < 3) return NO_COMMON_TRIGRAMS;
+  return deps.commonTrigrams.current();
 }
 
 /** Interface spec section 2, "Journey summary": these eleven fields, in this order. */
@@ -133,5 +142,6 @@ export async function listJourneys(deps: ReadDeps, scope: ReadScope, params: Lis
     const base = await baseScan(deps, s, params);
     return base && { ...base, status: params.status, service: params.service, entityType: params.entityType, finding: params.finding };
   };
-  return readPage(deps, scope, scanOf, (scan) => selectJourneyList(deps.db, scan, params.text), params.limit);
+  const common = await commonTrigramsFor(deps, params.text);
+  return readPage(deps, scope, scanOf, (scan) => selectJourneyList(deps.db, scan, params.text, common), params.limit);
 }

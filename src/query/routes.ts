@@ -7,6 +7,7 @@ import { journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, store
 import { afterCredential, defineRoute } from '../http/route-contract.ts';
 import { getEventDetail } from './details.ts';
 import { readJourneyOrNotFound, readablePathId } from './journey-read.ts';
+import { commonTrigramSource } from './common-trigrams.ts';
 import { listJourneys, searchJourneys, type ReadDeps } from './journeys.ts';
 import {
   LIST_QUERY,
@@ -23,7 +24,7 @@ import { listJourneyEvents } from './timeline.ts';
  * "Authentication order"), then reads within the scope the credential allows.
  */
 export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring }): void {
-  const read: ReadDeps = { db: deps.auth.db, keyring: deps.keyring };
+  const read: ReadDeps = { db: deps.auth.db, keyring: deps.keyring, commonTrigrams: commonTrigramSource(deps.auth.db) };
   const reader = {
     credential: (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth),
     security: ['apiKey', 'adminToken'],

@@ -14,7 +14,7 @@ import { replayPreviewSchema, replayRunSchema } from '../http/answer-schemas/rep
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { codePointLength, hasNul } from '../protocol/identifiers.ts';
-import { ACTIVITY_QUERY, journeyActivity, parseActivityParams } from '../query/activity.ts';
+import { ACTIVITY_QUERY, activityReadDeps, journeyActivity, parseActivityParams } from '../query/activity.ts';
 import { getEventDetail } from '../query/details.ts';
 import { readJourneyOrNotFound } from '../query/journey-read.ts';
 import { parseReplayInput } from '../replay/replay-input.ts';
@@ -36,6 +36,7 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
     security: ['adminToken'],
     tag: 'web',
   } as const;
+  const activityReads = activityReadDeps(deps.auth.db, deps.keyring);
   const readErrors = ['unauthorized', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
 
   // A static path: the router prefers it to /v1/journeys/:journeyId, so without any parameter
@@ -60,7 +61,7 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
         return { data: await readJourneyOrNotFound(deps.auth.db, deps.keyring, credential, 'activity') };
       }
       const params = parseActivityParams(query, deps.auth.now());
-      return { data: await journeyActivity({ db: deps.auth.db, keyring: deps.keyring }, credential, params, deps.auth.now()) };
+      return { data: await journeyActivity(activityReads, credential, params, deps.auth.now()) };
     },
   });
 

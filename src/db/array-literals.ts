@@ -1,5 +1,5 @@
-// PostgreSQL array literals built in one pass, for the analyzer's arrays of thousands of
-// elements: node-postgres prepares and escapes each element of an array parameter on its own,
+// PostgreSQL array literals built in one pass, for the analyzer's flat arrays of thousands of
+// elements and the events statement's short columns: node-postgres prepares and escapes each element of an array parameter on its own,
 // which measured more of the analyzer's server time than building the statement's rows
 // (docs/benchmarks.md, Findings). PostgreSQL parses the literal as the parameter's declared type.
 
@@ -8,7 +8,11 @@
 // quotes, backslashes, braces and the delimiter as syntax.
 const NEEDS_QUOTES = /^$|^null$|[\s"\\{},]/i;
 
-/** A text as an element of an array literal: quoted and escaped only when it has to be. */
+/**
+ * A text as an element of an array literal (for `plain`), reading back as itself: quoted and
+ * escaped only when array syntax needs it, so a literal of ids and names is smaller to send and
+ * to parse (the analyzer's storing statement, which encodes each distinct text once per batch).
+ */
 export function textElement(value: string): string {
   return NEEDS_QUOTES.test(value) ? `"${value.replace(/["\\]/g, '\\$&')}"` : value;
 }
@@ -17,13 +21,9 @@ export function textElement(value: string): string {
 export class ArrayLiteral {
   private readonly parts: string[] = [];
 
-  /**
-   * A text element: any text (quotes, backslashes, braces, commas, the word NULL) reads back as
-   * itself. Quoted only when PostgreSQL would read it otherwise unquoted: a literal nested in
-   * another (one per journey in a text[]) is escaped again, once per quote it holds.
-   */
+  /** A text element, quoted: any text (quotes, backslashes, braces, commas, the word NULL) reads back as itself. */
   text(value: string | null): void {
-    this.parts.push(value === null ? 'NULL' : textElement(value));
+    this.parts.push(value === null ? 'NULL' : `"${value.replace(/["\\]/g, '\\$&')}"`);
   }
 
   /** An element whose text needs no quoting: a number, t or f, an ISO timestamp. */
