@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArrayLiteral } from './array-literals.ts';
+import { ArrayLiteral, textElement } from './array-literals.ts';
 
 const literal = (build: (a: ArrayLiteral) => void) => {
   const array = new ArrayLiteral();
@@ -13,6 +13,12 @@ describe('array literals', () => {
       String.raw`{"plain","NULL","","a\"b\\c","{x,y}"," "}`,
     );
     expect(literal((a) => a.text(null))).toBe('{NULL}');
+  });
+
+  it('quotes a text element only when array syntax would read it otherwise', () => {
+    expect(literal((a) => ['plain', 'NULL', 'nUlL', '', 'a"b\\c', '{x,y}', ' ', 'a\tb', 'nulls', '\u{1F600}'].forEach((v) => a.plain(textElement(v))))).toBe(
+      String.raw`{plain,"NULL","nUlL","","a\"b\\c","{x,y}"," ","a	b",nulls,` + '\u{1F600}}',
+    );
   });
 
   it('writes plain elements as they are, and an empty array', () => {

@@ -3,6 +3,20 @@
 // which measured more of the analyzer's server time than building the statement's rows
 // (docs/benchmarks.md, Findings). PostgreSQL parses the literal as the parameter's declared type.
 
+// Unquoted, PostgreSQL's array input reads an empty element as missing, NULL (any case) as null,
+// drops white space around an element (\s covers every space it knows, and more), and treats
+// quotes, backslashes, braces and the delimiter as syntax.
+const NEEDS_QUOTES = /^$|^null$|[\s"\\{},]/i;
+
+/**
+ * A text as an element of an array literal (for `plain`), reading back as itself: quoted and
+ * escaped only when array syntax needs it, so a literal of ids and names is smaller to send and
+ * to parse (the analyzer's storing statement, which encodes each distinct text once per batch).
+ */
+export function textElement(value: string): string {
+  return NEEDS_QUOTES.test(value) ? `"${value.replace(/["\\]/g, '\\$&')}"` : value;
+}
+
 /** A one-dimensional array literal, element by element. */
 export class ArrayLiteral {
   private readonly parts: string[] = [];

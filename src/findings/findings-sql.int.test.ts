@@ -17,7 +17,7 @@ afterAll(async () => fx.close());
 // array-literal syntax included: quotes, backslashes, braces, commas, the word NULL.
 const text = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 12 }),
-  fc.constantFrom('NULL', 'null', '"', '\\', '{}', '{a,b}', ' ', '', 'a"b\\c', '\u{1F600}'),
+  fc.constantFrom('NULL', 'null', 'Null', '"', '\\', '{}', '{a,b}', ' ', ' a', 'a ', '\t', '\u000b', '\f', '\u00a0', '', 'a"b\\c', '\u{1F600}'),
 ).filter((value) => !value.includes('\u0000'));
 const step = fc.option(fc.record({ eventId: text, service: text, name: text }), { nil: null });
 const finding: fc.Arbitrary<JourneyFinding> = fc.record({ kind: fc.constantFrom(...FINDING_KINDS), path: fc.option(text, { nil: null }), step, inTransit: fc.boolean(), from: step });

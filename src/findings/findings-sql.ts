@@ -4,7 +4,7 @@
 
 import type { Queryable } from '../db/pool.ts';
 import type { FindingKind, FindingStep, JourneyFinding } from './analyze.ts';
-import { ArrayLiteral } from '../db/array-literals.ts';
+import { ArrayLiteral, textElement } from '../db/array-literals.ts';
 import type { PendingJourney } from './pending-sql.ts';
 
 export interface AnalysedJourney {
@@ -54,6 +54,7 @@ function arraysOf(findings: readonly JourneyFinding[]): FindingArrays {
 
 /** When each finding was first found: as stored for one found again (the earliest), else now. */
 function firstFound(after: FindingArrays, before: StoredRow | null, now: Date): Date[] {
+  if (before === null) return after.kind.map(() => now);
   const known = new Map<string, Date>();
   for (let i = 0; i < (before?.kind.length ?? 0); i++) {
     const key = identity(before!, i);
@@ -83,15 +84,15 @@ function unchanged(before: StoredRow, after: StoredRow): boolean {
  */
 export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], now: Date): Promise<number> {
   if (analysed.length === 0) return 0;
-  const locked = await db.query<{ project_id: string; id: string; stored: boolean } & StoredRow>(
-    `SELECT j.project_id, j.id, f.journey_id IS NOT NULL AS stored, f.environment_id, f.entity_type, f.observed_at,
+  const locked = await db.query<{ project_id: string; id: string; stored: boolean } & StoredRow>({
+    text: `SELECT j.project_id, j.id, f.journey_id IS NOT NULL AS stored, f.environment_id, f.entity_type, f.observed_at,
             f.${ARRAY_COLUMNS.join(', f.')}, f.first_found_at
        FROM journeys j
        JOIN unnest($1::uuid[], $2::text[]) AS k(project_id, id) ON j.project_id = k.project_id AND j.id = k.id
        LEFT JOIN journey_findings f ON f.project_id = j.project_id AND f.journey_id = j.id
       ORDER BY j.project_id, j.id COLLATE "C" FOR UPDATE OF j`,
-    [analysed.map((a) => a.journey.projectId), analysed.map((a) => a.journey.id)],
-  );
+    values: [analysed.map((a) => a.journey.projectId), analysed.map((a) => a.journey.id)],
+  });
   const stored = new Map(locked.rows.map((row) => [`${row.project_id}\u0000${row.id}`, row.stored ? row : null]));
   const writes = new Writes();
   const cleared: PendingJourney[] = [];
@@ -116,120 +117,113 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
     if (before === null || !unchanged(before, after)) writes.add(journey, after);
   }
   if (cleared.length === 0) return 0;
+  const written = writes.rows(now);
   const result = await db.query<{ cleared: number }>(
-    `WITH journey AS (
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::timestamptz[])
-         WITH ORDINALITY AS j(project_id, journey_id, environment_id, entity_type, observed_at, n)
-     ), step AS (
-       SELECT * FROM unnest($6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS s(event_id, service, name, n)
-     ), flat AS (
-       SELECT r.journey, r.kind, r.path, s.event_id AS step_event_id, s.service AS step_service, s.name AS step_name, r.in_transit,
-              f.event_id AS from_event_id, f.service AS from_service, f.name AS from_name, COALESCE(r.first_found_at, $9) AS first_found_at,
-              r.ordinal
-         FROM unnest($10::int8[], $11::text[], $12::text[], $13::int8[], $14::bool[], $15::int8[], $16::timestamptz[])
-                WITH ORDINALITY AS r(journey, kind, path, step, in_transit, from_step, first_found_at, ordinal)
-         LEFT JOIN step s ON s.n = r.step
-         LEFT JOIN step f ON f.n = r.from_step
-     ), grouped AS (
-       SELECT journey, array_agg(kind ORDER BY ordinal) AS kind, array_agg(path ORDER BY ordinal) AS path,
-              array_agg(step_event_id ORDER BY ordinal) AS step_event_id, array_agg(step_service ORDER BY ordinal) AS step_service,
-              array_agg(step_name ORDER BY ordinal) AS step_name, array_agg(in_transit ORDER BY ordinal) AS in_transit,
-              array_agg(from_event_id ORDER BY ordinal) AS from_event_id, array_agg(from_service ORDER BY ordinal) AS from_service,
-              array_agg(from_name ORDER BY ordinal) AS from_name, array_agg(first_found_at ORDER BY ordinal) AS first_found_at,
-              max(first_found_at) AS last_found_at
-         FROM flat GROUP BY journey
-     ), written AS (
+    `WITH ${written.sql === null ? '' : `written AS (
        INSERT INTO journey_findings (project_id, journey_id, environment_id, entity_type, observed_at, last_found_at, kind, path,
           step_event_id, step_service, step_name, in_transit, from_event_id, from_service, from_name, first_found_at)
-       SELECT j.project_id, j.journey_id, j.environment_id, j.entity_type, j.observed_at, g.last_found_at, g.kind, g.path,
-          g.step_event_id, g.step_service, g.step_name, g.in_transit, g.from_event_id, g.from_service, g.from_name, g.first_found_at
-         FROM grouped g JOIN journey j ON j.n = g.journey
+       SELECT project_id, journey_id, environment_id, entity_type, observed_at, last_found_at, kind, path, step_event_id, step_service,
+          step_name, in_transit, from_event_id, from_service, from_name, array_replace(first_found_at, NULL, $6::timestamptz)
+         FROM (VALUES ${written.sql})
+           AS r(project_id, journey_id, environment_id, entity_type, observed_at, last_found_at, kind, path, step_event_id, step_service,
+                step_name, in_transit, from_event_id, from_service, from_name, first_found_at)
        ON CONFLICT (project_id, journey_id) DO UPDATE SET environment_id = EXCLUDED.environment_id, entity_type = EXCLUDED.entity_type,
           observed_at = EXCLUDED.observed_at, last_found_at = EXCLUDED.last_found_at, kind = EXCLUDED.kind, path = EXCLUDED.path,
           step_event_id = EXCLUDED.step_event_id, step_service = EXCLUDED.step_service, step_name = EXCLUDED.step_name,
           in_transit = EXCLUDED.in_transit, from_event_id = EXCLUDED.from_event_id, from_service = EXCLUDED.from_service,
           from_name = EXCLUDED.from_name, first_found_at = EXCLUDED.first_found_at
-     ), emptied AS (
-       DELETE FROM journey_findings f USING unnest($17::uuid[], $18::text[]) AS e(project_id, journey_id)
+     ), `}emptied AS (
+       DELETE FROM journey_findings f USING unnest($1::uuid[], $2::text[]) AS e(project_id, journey_id)
         WHERE f.project_id = e.project_id AND f.journey_id = e.journey_id
      ), cleared AS (
-       DELETE FROM journey_findings_pending p USING unnest($19::uuid[], $20::text[], $21::int8[]) AS k(project_id, journey_id, pending)
+       DELETE FROM journey_findings_pending p USING unnest($3::uuid[], $4::text[], $5::int8[]) AS k(project_id, journey_id, pending)
         WHERE p.project_id = k.project_id AND p.journey_id = k.journey_id AND p.pending = k.pending
        RETURNING 1
      )
      SELECT count(*)::int AS cleared FROM cleared`,
-    [...writes.values(now), cleared.map((j) => j.projectId), cleared.map((j) => j.id), cleared.map((j) => j.pending)],
+    [...writes.emptiedKeys(), cleared.map((j) => j.projectId), cleared.map((j) => j.id), cleared.map((j) => j.pending), ...(written.sql === null ? [] : [now, ...written.values])],
   );
   return result.rows[0]!.cleared;
 }
 
+/** A row's cells in the statement's VALUES, each one parameter cast to its column's type. */
+const CELL_TYPES = ['uuid', 'text', 'uuid', 'text', 'timestamptz', 'timestamptz', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'boolean[]',
+  'text[]', 'text[]', 'text[]', 'timestamptz[]'] as const;
+/** Parameters before the rows' cells (the emptied and the cleared journeys, now). */
+const FIRST_CELL = 7;
+
 /**
- * The rows to write as flat arrays (what unnest reads): one element per journey for what its
- * findings share; one per finding for the rest, with the journey's place (1-based) beside it,
- * its step and from step as places in a list of the batch's distinct steps, and its first-found
- * time null when it is now. Few elements per finding, and array literals built here
- * (array-literals.ts): node-postgres serialises an array parameter element by element, which
- * cost the analyzer more than its statements (docs/benchmarks.md, Findings).
+ * The rows to write, one VALUES row per journey: what its findings share, and each of its finding
+ * columns as one array literal (array-literals.ts) in a parameter of its own, which PostgreSQL
+ * reads as the column's array type; a first-found time of now is written NULL (the statement puts
+ * its now there). Whole rows cost PostgreSQL less than a flat list of findings gathered back per
+ * journey with array_agg, and a parameter per cell is sent as it is, never escaped again
+ * (docs/benchmarks.md, Findings).
  */
 class Writes {
   private readonly journeys: PendingJourney[] = [];
-  private readonly rows: StoredRow[] = [];
+  private readonly stored: StoredRow[] = [];
   private readonly gone: PendingJourney[] = [];
 
   add(journey: PendingJourney, row: StoredRow): void {
     this.journeys.push(journey);
-    this.rows.push(row);
+    this.stored.push(row);
   }
 
   emptied(journey: PendingJourney): void {
     this.gone.push(journey);
   }
 
-  values(now: Date): unknown[] {
-    // The batch's distinct steps, found by event id without building a key per finding.
-    const byEvent = new Map<string | null, Array<{ service: string | null; name: string | null; at: string }>>();
-    const step = { eventId: new ArrayLiteral(), service: new ArrayLiteral(), name: new ArrayLiteral() };
-    let count = 0;
-    const place = (eventId: string | null, service: string | null, name: string | null): string => {
-      if (eventId === null && service === null && name === null) return 'NULL';
-      let known = byEvent.get(eventId);
-      if (known === undefined) byEvent.set(eventId, (known = []));
-      for (const candidate of known) if (candidate.service === service && candidate.name === name) return candidate.at;
-      const at = String(++count);
-      known.push({ service, name, at });
-      step.eventId.text(eventId);
-      step.service.text(service);
-      step.name.text(name);
-      return at;
-    };
-    const finding = { journey: new ArrayLiteral(), kind: new ArrayLiteral(), path: new ArrayLiteral(), step: new ArrayLiteral(),
-      inTransit: new ArrayLiteral(), from: new ArrayLiteral(), firstFound: new ArrayLiteral() };
+  emptiedKeys(): [string[], string[]] {
+    return [this.gone.map((j) => j.projectId), this.gone.map((j) => j.id)];
+  }
+
+  rows(now: Date): { sql: string | null; values: unknown[] } {
+    if (this.stored.length === 0) return { sql: null, values: [] };
     const nowMs = now.getTime();
-    this.rows.forEach((row, index) => {
-      const journey = String(index + 1);
+    const values: unknown[] = [];
+    const tuples: string[] = [];
+    // A journey's findings name the same few steps again and again: each text is encoded once.
+    const encoded = new Map<string, string>();
+    const element = (value: string | null | undefined): string => {
+      if (value == null) return 'NULL';
+      let text = encoded.get(value);
+      if (text === undefined) encoded.set(value, (text = textElement(value)));
+      return text;
+    };
+    this.stored.forEach((row, index) => {
+      const journey = this.journeys[index]!;
+      const kind = new ArrayLiteral();
+      const path = new ArrayLiteral();
+      const stepEventId = new ArrayLiteral();
+      const stepService = new ArrayLiteral();
+      const stepName = new ArrayLiteral();
+      const inTransit = new ArrayLiteral();
+      const fromEventId = new ArrayLiteral();
+      const fromService = new ArrayLiteral();
+      const fromName = new ArrayLiteral();
+      const firstFound = new ArrayLiteral();
+      let last = -Infinity;
       for (let i = 0; i < row.kind.length; i++) {
-        finding.journey.plain(journey);
-        finding.kind.plain(row.kind[i]!);
-        finding.path.text(row.path[i] ?? null);
-        finding.step.plain(place(row.step_event_id[i] ?? null, row.step_service[i] ?? null, row.step_name[i] ?? null));
-        finding.inTransit.plain(row.in_transit[i] ? 't' : 'f');
-        finding.from.plain(place(row.from_event_id[i] ?? null, row.from_service[i] ?? null, row.from_name[i] ?? null));
-        const first = row.first_found_at[i]!;
-        finding.firstFound.plain(first.getTime() === nowMs ? 'NULL' : first.toISOString());
+        kind.plain(row.kind[i]!);
+        path.plain(element(row.path[i]));
+        stepEventId.plain(element(row.step_event_id[i]));
+        stepService.plain(element(row.step_service[i]));
+        stepName.plain(element(row.step_name[i]));
+        inTransit.plain(row.in_transit[i] ? 't' : 'f');
+        fromEventId.plain(element(row.from_event_id[i]));
+        fromService.plain(element(row.from_service[i]));
+        fromName.plain(element(row.from_name[i]));
+        const at = row.first_found_at[i]!.getTime();
+        firstFound.plain(at === nowMs ? 'NULL' : row.first_found_at[i]!.toISOString());
+        if (at > last) last = at;
       }
+      const first = FIRST_CELL + values.length;
+      tuples.push(`(${CELL_TYPES.map((type, cell) => `$${first + cell}::${type}`).join(', ')})`);
+      values.push(journey.projectId, journey.id, row.environment_id, row.entity_type, row.observed_at, new Date(last),
+        ...[kind, path, stepEventId, stepService, stepName, inTransit, fromEventId, fromService, fromName, firstFound].map(String));
     });
-    return [
-      this.journeys.map((j) => j.projectId),
-      this.journeys.map((j) => j.id),
-      this.rows.map((r) => r.environment_id),
-      this.rows.map((r) => r.entity_type),
-      this.rows.map((r) => r.observed_at),
-      ...[step.eventId, step.service, step.name].map(String),
-      now,
-      ...Object.values(finding).map(String),
-      this.gone.map((j) => j.projectId),
-      this.gone.map((j) => j.id),
-    ];
+    return { sql: tuples.join(', '), values };
   }
 }
 

@@ -7,7 +7,7 @@ import { workSlicer, type Pause } from './cooperative.ts';
 import { REDACTED } from './field-path.ts';
 import { MAX_CHANGED_PATHS, MAX_STEPS_PER_CHANGE } from './limits.ts';
 import { readDiff, type ReadDiffRow } from './read-diff.ts';
-import { listTransitions, payloadReader, stepRef, type StepRef } from './transitions.ts';
+import { listTransitions, payloadReader, type StepRef } from './transitions.ts';
 
 export type ChangeKind = 'lost' | 'renamed' | 'changed' | 'appeared' | 'removed';
 
@@ -39,7 +39,9 @@ const KIND: Record<ReadDiffRow['kind'], ChangeKind> = { lost: 'lost', renamed: '
 const ORDER: Record<ChangeKind, number> = { lost: 0, renamed: 1, changed: 2, appeared: 3, removed: 4 };
 
 export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause = workSlicer()): Promise<JourneyChanges> {
-  const byKey = new Map<string, JourneyChange & { first: number; lastOrder: number }>();
+  // Each change with where it was first seen and the transition that last counted it, beside it
+  // rather than in it: the answer's objects are then built once, never copied without these.
+  const byKey = new Map<string, { change: JourneyChange; first: number; lastOrder: number }>();
   let changesTruncated = false;
   const transitions = listTransitions(journey.events);
   const payloadOf = payloadReader();
@@ -49,38 +51,42 @@ export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause 
     await pause();
     const diff = readDiff(payloadOf(transition.before), payloadOf(transition.after));
     changesTruncated ||= diff.truncated;
-    const here: ChangeStep = { ...stepRef(journey.events[transition.step]!), inTransit: transition.from !== null, from: transition.from };
+    const event = journey.events[transition.step]!;
+    const here: ChangeStep = { eventId: event.id, service: event.service, name: event.name, inTransit: transition.from !== null, from: transition.from };
     for (const row of diff.rows) {
       // A value redacted on one side is a redaction, not a change of the data.
       if (row.before === REDACTED || row.after === REDACTED) continue;
       // A null whose key went away carried nothing.
-      if (row.kind === 'removed' && !/\]$/.test(row.path)) continue;
+      if (row.kind === 'removed' && !row.path.endsWith(']')) continue;
       const path = followable(row.path);
       const renamedFrom = row.renamedFrom === undefined ? undefined : followable(row.renamedFrom);
       const key = `${row.kind}\u0000${path}\u0000${renamedFrom ?? ''}`;
-      let change = byKey.get(key);
-      if (change === undefined) {
+      let tally = byKey.get(key);
+      if (tally === undefined) {
         if (byKey.size >= MAX_CHANGED_PATHS) {
           changesTruncated = true;
           continue;
         }
-        change = { path, kind: KIND[row.kind], ...(renamedFrom === undefined ? {} : { renamedFrom }), steps: [], stepCount: 0, first: order, lastOrder: -1 };
-        byKey.set(key, change);
+        const change: JourneyChange = renamedFrom === undefined
+          ? { path, kind: KIND[row.kind], steps: [], stepCount: 0 }
+          : { path, kind: KIND[row.kind], renamedFrom, steps: [], stepCount: 0 };
+        tally = { change, first: order, lastOrder: -1 };
+        byKey.set(key, tally);
       }
       // Several elements of one array change in one transition: one step.
-      if (change.lastOrder === order) continue;
-      change.stepCount++;
-      change.lastOrder = order;
-      if (change.steps.length < MAX_STEPS_PER_CHANGE) change.steps.push(here);
+      if (tally.lastOrder === order) continue;
+      tally.lastOrder = order;
+      tally.change.stepCount++;
+      if (tally.change.steps.length < MAX_STEPS_PER_CHANGE) tally.change.steps.push(here);
     }
   }
   const changes = [...byKey.values()]
-    .sort((x, y) => ORDER[x.kind] - ORDER[y.kind] || x.first - y.first)
-    .map(({ first: _first, lastOrder: _lastOrder, ...change }) => change);
+    .sort((x, y) => ORDER[x.change.kind] - ORDER[y.change.kind] || x.first - y.first)
+    .map((tally) => tally.change);
   return { changes, truncated: journey.truncated, changesTruncated };
 }
 
 /** `items[3].sku` → `items[*].sku`: the field, whichever element it sits in. */
 export function followable(path: string): string {
-  return path.replace(/\[\d+\]/g, '[*]');
+  return path.includes('[') ? path.replace(/\[\d+\]/g, '[*]') : path;
 }

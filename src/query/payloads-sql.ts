@@ -42,7 +42,7 @@ export async function selectPayloadEvents(
 
 /**
  * The first `take` events of each of several journeys of one project, in timeline order: one
- * statement for a batch of journeys (the findings analyzer reads 50 at a time).
+ * statement for a batch of journeys (the findings analyzer reads a batch at a time).
  */
 export async function selectPayloadEventsOfJourneys(
   db: Queryable,
@@ -50,16 +50,19 @@ export async function selectPayloadEventsOfJourneys(
   journeyIds: readonly string[],
   take: number,
 ): Promise<Array<PayloadEventRecord & { journey_id: string }>> {
-  const result = await db.query<PayloadEventRecord & { journey_id: string }>(
-    `SELECT e.journey_id, e.id, e.operation, e.name, e.service, ${epochMicrosSql('e.event_timestamp')} AS event_timestamp_us, e.duration_ms,
+  const result = await db.query<PayloadEventRecord & { journey_id: string }>({
+    // Prepared once per connection: the analyzer sends it every batch, and planning it over every
+    // partition of events was about a third of its cost (docs/benchmarks.md, Findings).
+    name: 'journeys-payload-events',
+    text: `SELECT e.journey_id, e.id, e.operation, e.name, e.service, ${epochMicrosSql('e.event_timestamp')} AS event_timestamp_us, e.duration_ms,
             e.has_input, e.has_output, e.has_error, e.input_payload::text AS input_text, e.output_payload::text AS output_text
        FROM unnest($2::text[]) AS j(id)
        CROSS JOIN LATERAL (SELECT * FROM events
                             WHERE project_id = $1 AND journey_id = j.id
                             ORDER BY event_timestamp, received_at, id COLLATE "C" LIMIT $3) e
       ORDER BY e.journey_id COLLATE "C", e.event_timestamp, e.received_at, e.id COLLATE "C"`,
-    [projectId, journeyIds, take],
-  );
+    values: [projectId, journeyIds, take],
+  });
   return result.rows;
 }
 
