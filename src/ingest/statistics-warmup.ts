@@ -3,6 +3,8 @@ import type { Pool } from '../db/pool.ts';
 
 /** Events this process stores before it checks whether the ingestion tables were ever analyzed. */
 export const WARMUP_EVENT_THRESHOLD = 500;
+/** Statistics counting fewer journeys describe a table too small for the plans they lead to. */
+const MIN_COUNTED_JOURNEYS = 100;
 
 export interface StatisticsWarmup {
   /** Called with the number of events a real send stored. */
@@ -13,11 +15,12 @@ export interface StatisticsWarmup {
 
 /**
  * PostgreSQL plans the foreign-key checks into `journeys` once per connection. Planned while the
- * table is empty and never analyzed, they use an index that matches on project_id alone and so
- * scan every journey of the project, until autovacuum first analyzes the table (a minute or more
+ * table is empty and never analyzed, or analyzed while it was (nearly) empty, they use a plan that
+ * reads every journey of the project, until autovacuum next analyzes the table (a minute or more
  * later). On a fresh database each batch then grows slower as journeys accumulate. So once this
- * process has stored a few hundred events, it analyzes the ingestion tables itself if nothing
- * ever has: ANALYZE invalidates the cached plans, and the next checks use the primary key.
+ * process has stored a few hundred events, it analyzes the ingestion tables itself if their
+ * statistics count fewer than a hundred journeys: ANALYZE invalidates the cached plans, and the
+ * next checks use the primary key.
  */
 export function createStatisticsWarmup(pool: Pool, logger: Logger, threshold = WARMUP_EVENT_THRESHOLD): StatisticsWarmup {
   let stored = 0;
@@ -28,11 +31,9 @@ export function createStatisticsWarmup(pool: Pool, logger: Logger, threshold = W
       stored += storedEvents;
       if (stored < threshold) return;
       running = (async () => {
-        const result = await pool.query<{ analyzed: boolean }>(
-          `SELECT (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL) AS analyzed
-             FROM pg_stat_user_tables WHERE relname = 'journeys' AND schemaname = current_schema()`,
-        );
-        if (result.rows[0]?.analyzed !== false) return;
+        // reltuples is -1 before the first ANALYZE, and what the last one counted after it.
+        const result = await pool.query<{ counted: number }>(`SELECT reltuples AS counted FROM pg_class WHERE oid = to_regclass('journeys')`);
+        if (!(Number(result.rows[0]?.counted) < MIN_COUNTED_JOURNEYS)) return;
         await pool.query('ANALYZE journeys, events, journey_aliases, search_tokens');
         logger.info('gathered first statistics of the ingestion tables');
       })().catch(() => {
