@@ -62,10 +62,16 @@ interface Load {
   otherAnswers: number[];
 }
 
-/** CLIENTS senders until the server stops answering; `signal` is sent once `after` events were accepted. */
+/**
+ * CLIENTS senders until the server stops answering; `signal` is sent a fifth of the wait after
+ * `after` events were accepted: by then the senders answered last have sent their next events,
+ * which wait in an open group (sent at the moment of an answer, it could find every sender between
+ * an answer and its next request).
+ */
 async function loadUntilGone(baseUrl: string, after: number, signal: () => void): Promise<Load> {
   const http = new HttpPool(baseUrl, { connections: CLIENTS });
   const load: Load = { accepted: [], acceptedAfterSignal: 0, unanswered: 0, otherAnswers: [] };
+  let scheduled = false;
   let signalled = false;
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
     for (;;) {
@@ -84,9 +90,12 @@ async function loadUntilGone(baseUrl: string, after: number, signal: () => void)
         load.unanswered++;
         return;
       }
-      if (!signalled && load.accepted.length >= after) {
-        signalled = true;
-        signal();
+      if (!scheduled && load.accepted.length >= after) {
+        scheduled = true;
+        setTimeout(() => {
+          signalled = true;
+          signal();
+        }, MAX_WAIT_MS / 5);
       }
     }
   }));
