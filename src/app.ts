@@ -22,6 +22,7 @@ import { enforceRouteContract, trackRoutes } from './http/route-contract.ts';
 import { methodLabel, type Metrics } from './metrics/metrics.ts';
 import { registerProjectRoutes } from './projects/routes.ts';
 import { registerIngestRoutes } from './ingest/routes.ts';
+import { commonTrigramSource } from './query/common-trigrams.ts';
 import { registerReadRoutes } from './query/routes.ts';
 import { registerForensicsRoutes } from './forensics/routes.ts';
 import { createWorkQueue } from './forensics/fair-queue.ts';
@@ -211,10 +212,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   // One queue of forensic work per process, whichever prefix a request came through.
   const forensicWork = createWorkQueue();
+  // One reading of the trigram statistics per process, for the list and the activity chart of both prefixes.
+  const commonTrigrams = commonTrigramSource(deps.pool);
   // The same registrations serve /v1 (bearer credentials) and /ui/api/v1 (the session cookie).
   const registerApiRoutes = (scope: FastifyInstance, scopeAuth: AuthContext) => {
     registerProjectRoutes(scope, scopeAuth);
-    registerReadRoutes(scope, { auth: scopeAuth, keyring: deps.keyring });
+    registerReadRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, commonTrigrams });
     registerForensicsRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, work: forensicWork });
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
@@ -232,6 +235,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     auth,
     keyring: deps.keyring,
     replay,
+    commonTrigrams,
     webRoot: deps.webRoot ?? null,
     oidc: deps.config.oidc,
     registerApiRoutes,

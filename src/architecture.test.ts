@@ -40,7 +40,7 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   // settings.ts: changes with their history row; settings-input.ts: what a setting may be.
   projects: ['projects-sql.ts', 'environments-sql.ts', 'visibility.ts', 'settings.ts', 'settings-input.ts'],
   // activity.ts: the journey chart of the web interface; journey-payloads.ts: forensics' reads.
-  query: ['details.ts', 'activity.ts', 'journey-payloads.ts', 'journey-read.ts'],
+  query: ['details.ts', 'activity.ts', 'journey-payloads.ts', 'journey-read.ts', 'common-trigrams.ts'],
   deletion: ['erasure.ts', 'erasure-input.ts', 'journey-delete.ts', 'range-delete.ts', 'range-dates.ts', 'retention-sweep.ts', 'limits.ts'],
   // url-policy.ts and sender.ts: alert webhooks follow the replay URL rules and go through its pinned sender.
   replay: ['destinations.ts', 'replays.ts', 'replay-input.ts', 'url-policy.ts', 'sender.ts'],

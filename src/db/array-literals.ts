@@ -14,7 +14,12 @@ const NEEDS_QUOTES = /^$|^null$|[\s"\\{},]/i;
  * to parse (the analyzer's storing statement, which encodes each distinct text once per batch).
  */
 export function textElement(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replace(/["\\]/g, '\\$&')}"` : value;
+  return NEEDS_QUOTES.test(value) ? quoted(value) : value;
+}
+
+/** Inside double quotes only quotes and backslashes are syntax: each escaped with a backslash. */
+function quoted(value: string): string {
+  return `"${value.replace(/["\\]/g, '\\$&')}"`;
 }
 
 /** A one-dimensional array literal, element by element. */
@@ -23,7 +28,7 @@ export class ArrayLiteral {
 
   /** A text element, quoted: any text (quotes, backslashes, braces, commas, the word NULL) reads back as itself. */
   text(value: string | null): void {
-    this.parts.push(value === null ? 'NULL' : `"${value.replace(/["\\]/g, '\\$&')}"`);
+    this.parts.push(value === null ? 'NULL' : quoted(value));
   }
 
   /** An element whose text needs no quoting: a number, t or f, an ISO timestamp. */

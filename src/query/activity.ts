@@ -5,9 +5,6 @@ import type { ReadScope } from '../auth/credentials.ts';
 import { errors } from '../http/errors.ts';
 import type { QueryValues } from '../http/query.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
-import type { Keyring } from '../crypto/keyring.ts';
-import type { Queryable } from '../db/pool.ts';
-import { commonTrigramSource } from './common-trigrams.ts';
 import { baseScan, commonTrigramsFor, type ReadDeps } from './journeys.ts';
 import { selectJourneyActivity } from './journeys-sql.ts';
 import { microsToMillis } from './micros.ts';
@@ -57,11 +54,6 @@ export function parseActivityParams(query: QueryValues<keyof typeof ACTIVITY_QUE
  * Whole seconds per bucket so that `buckets` of them cover since..until (until defaults to the
  * server clock); the answer has as many buckets as needed to reach until, at most `buckets`.
  */
-/** What the activity read needs, built once per app: the common trigrams are read and kept per instance. */
-export function activityReadDeps(db: Queryable, keyring: Keyring): ReadDeps {
-  return { db, keyring, commonTrigrams: commonTrigramSource(db) };
-}
-
 export async function journeyActivity(deps: ReadDeps, scope: ReadScope, params: ActivityParams, nowMs: number): Promise<Activity> {
   const sinceUs = params.list.sinceUs as bigint;
   let untilUs = params.list.untilUs ?? BigInt(nowMs) * 1000n;

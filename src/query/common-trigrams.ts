@@ -28,7 +28,7 @@ export async function readCommonTrigrams(db: Queryable): Promise<CommonTrigrams>
     `SELECT s.statistics_name AS name, s.most_common_elems::text::text[] AS trigrams, s.most_common_elem_freqs AS shares,
             c.reltuples::float8 AS rows
        FROM pg_stats_ext_exprs s
-       JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = s.schemaname)
+       JOIN pg_class c ON c.oid = format('%I.%I', s.schemaname, s.tablename)::regclass
       WHERE s.statistics_name = ANY($1::text[]) AND s.most_common_elems IS NOT NULL AND c.reltuples > 0`,
     [Object.values(STATISTICS)],
   );

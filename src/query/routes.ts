@@ -7,7 +7,7 @@ import { journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, store
 import { afterCredential, defineRoute } from '../http/route-contract.ts';
 import { getEventDetail } from './details.ts';
 import { readJourneyOrNotFound, readablePathId } from './journey-read.ts';
-import { commonTrigramSource } from './common-trigrams.ts';
+import type { CommonTrigramSource } from './common-trigrams.ts';
 import { listJourneys, searchJourneys, type ReadDeps } from './journeys.ts';
 import {
   LIST_QUERY,
@@ -23,8 +23,8 @@ import { listJourneyEvents } from './timeline.ts';
  * Every read route checks the credential first, then the query string (docs/decisions.md,
  * "Authentication order"), then reads within the scope the credential allows.
  */
-export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring }): void {
-  const read: ReadDeps = { db: deps.auth.db, keyring: deps.keyring, commonTrigrams: commonTrigramSource(deps.auth.db) };
+export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring; commonTrigrams: CommonTrigramSource }): void {
+  const read: ReadDeps = { db: deps.auth.db, keyring: deps.keyring, commonTrigrams: deps.commonTrigrams };
   const reader = {
     credential: (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth),
     security: ['apiKey', 'adminToken'],

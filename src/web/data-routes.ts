@@ -14,7 +14,8 @@ import { replayPreviewSchema, replayRunSchema } from '../http/answer-schemas/rep
 import { errors } from '../http/errors.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { codePointLength, hasNul } from '../protocol/identifiers.ts';
-import { ACTIVITY_QUERY, activityReadDeps, journeyActivity, parseActivityParams } from '../query/activity.ts';
+import { ACTIVITY_QUERY, journeyActivity, parseActivityParams } from '../query/activity.ts';
+import type { CommonTrigramSource } from '../query/common-trigrams.ts';
 import { getEventDetail } from '../query/details.ts';
 import { readJourneyOrNotFound } from '../query/journey-read.ts';
 import { parseReplayInput } from '../replay/replay-input.ts';
@@ -25,6 +26,8 @@ export interface DataRouteDeps {
   auth: AuthContext;
   keyring: Keyring;
   replay: ReplayDeps;
+  /** The trigram statistics the activity chart's text filter reads, one reading per process. */
+  commonTrigrams: CommonTrigramSource;
 }
 
 /** Longest event id there is (event protocol 2.2); a longer or NUL-holding path id is not found. */
@@ -36,7 +39,7 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
     security: ['adminToken'],
     tag: 'web',
   } as const;
-  const activityReads = activityReadDeps(deps.auth.db, deps.keyring);
+  const activityReads = { db: deps.auth.db, keyring: deps.keyring, commonTrigrams: deps.commonTrigrams };
   const readErrors = ['unauthorized', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
 
   // A static path: the router prefers it to /v1/journeys/:journeyId, so without any parameter

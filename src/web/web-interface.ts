@@ -8,6 +8,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { describeError, sendError } from '../http/error-handler.ts';
 import { AppError, errors } from '../http/errors.ts';
 import type { ReplayDeps } from '../replay/replays.ts';
+import type { CommonTrigramSource } from '../query/common-trigrams.ts';
 import { registerInterfaceDataRoutes } from './data-routes.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { pageContract, registerPages } from './pages.ts';
@@ -23,6 +24,7 @@ export interface WebInterfaceDeps {
   webRoot: string | null;
   keyring: Keyring;
   replay: ReplayDeps;
+  commonTrigrams: CommonTrigramSource;
   /** Single sign-on, when configured. */
   oidc: OidcConfig | null;
   /** Registers the API's route registrations on a scope with the given credential context. */
@@ -132,5 +134,5 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
   registerSignInOptions(api, deps.oidc !== null);
   const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readPrincipal(request, sessionDeps))?.principal ?? null };
   deps.registerApiRoutes(api, sessionAuth);
-  registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay });
+  registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay, commonTrigrams: deps.commonTrigrams });
 }
