@@ -1,13 +1,14 @@
 // Findings benchmark (npm run bench:findings). On the ingestion benchmark's server and load
 // (bench/ingest-load.ts: batches of 100 events, 8 clients, the load in a child process), measures
-// the sustained batch rate without the analyzer and with it running in the server's process as
-// main.ts runs it, alternating runs (the machine may be shared) and reporting medians, and the
-// analyzer's lag while the load runs: the age of the oldest journey change not yet analysed, which
-// is how long after ingestion a journey's findings can still be missing. Replaces the
-// `## Findings` section of docs/benchmarks.md. It also counts the CPU the server process and
-// PostgreSQL spend per event, with and without the analyzer: a figure that hardly depends on
-// what else the machine runs. FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS change the load;
-// FINDINGS_BENCH_ALONE=1 measures only the analyzer alone, RUNS times.
+// the sustained batch rate without findings, with them as src/main.ts runs by default (computed
+// by ingestion for journeys that come whole in a batch, the analyzer in the server's process for
+// the rest) and with the analyzer alone computing them, alternating runs (the machine may be
+// shared) and reporting medians, and the analyzer's lag while the load runs: the age of the
+// oldest journey change not yet analysed, which is how long after ingestion a journey's findings
+// can still be missing. Replaces the `## Findings` section of docs/benchmarks.md. It also counts
+// the CPU the server process and PostgreSQL spend per event in each kind of run: a figure that
+// hardly depends on what else the machine runs. FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS
+// change the load; FINDINGS_BENCH_ALONE=1 measures only the analyzer alone, RUNS times.
 
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -71,13 +72,21 @@ const nodeCpuMs = () => {
   return (usage.user + usage.system) / 1000;
 };
 
-async function run(server: BenchServer, withAnalyzer: boolean) {
+/**
+ * One run of the load: `none` on the app that leaves findings to the analyzer, with no analyzer
+ * (its marks are dropped before the next run); `ingest` on the app that computes the findings of
+ * journeys coming whole (FINDINGS_AT_INGEST, the default), with the analyzer for the rest;
+ * `analyzer` on the first app with the analyzer doing all of it.
+ */
+type Mode = 'none' | 'ingest' | 'analyzer';
+
+async function run(server: BenchServer, mode: Mode, ingestUrl: string) {
   // Journeys left from the previous run are analysed first, off the clock.
-  const analyzer = withAnalyzer ? startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics() }) : null;
+  const analyzer = mode === 'none' ? null : startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics() });
   if (analyzer) while ((await pending(server)) > 0) await analyzer.drain();
   else await server.pool.query('DELETE FROM journey_findings_pending');
   const lags: number[] = [];
-  let sampling = withAnalyzer;
+  let sampling = analyzer !== null;
   const sampler = (async () => {
     while (sampling) {
       lags.push(await lagSeconds(server));
@@ -86,9 +95,11 @@ async function run(server: BenchServer, withAnalyzer: boolean) {
   })();
   const cpuBefore = { node: nodeCpuMs(), postgres: await postgresCpuMs(server) };
   const eluBefore = performance.eventLoopUtilization();
-  const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: WARMUP_BATCHES, count: BATCHES });
+  const baseUrl = mode === 'ingest' ? ingestUrl : server.baseUrl;
+  const load = await inChild({ baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: WARMUP_BATCHES, count: BATCHES });
   const loadEnded = performance.now();
   const elu = performance.eventLoopUtilization(eluBefore).utilization;
+  const leftToAnalyzer = analyzer ? await pending(server) : 0;
   let drainMs = 0;
   if (analyzer) {
     while ((await pending(server)) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -102,7 +113,7 @@ async function run(server: BenchServer, withAnalyzer: boolean) {
   // CPU per event, from the start of the load until every journey of it is analysed (with the
   // analyzer): what ingestion, and the analyzer, cost whenever the work is done.
   const events = (load.done + WARMUP_BATCHES) * BATCH_SIZE;
-  return { eventsPerSecond: (load.done * BATCH_SIZE) / (load.elapsedMs / 1000), lags, drainMs, elu, nodeUsPerEvent: (cpu.node * 1000) / events, postgresUsPerEvent: (cpu.postgres * 1000) / events };
+  return { eventsPerSecond: (load.done * BATCH_SIZE) / (load.elapsedMs / 1000), lags, drainMs, leftToAnalyzer, elu, nodeUsPerEvent: (cpu.node * 1000) / events, postgresUsPerEvent: (cpu.postgres * 1000) / events };
 }
 
 /**
@@ -127,7 +138,8 @@ async function alone(server: BenchServer) {
 
 async function main(): Promise<void> {
   const loadAtStart = os.loadavg()[0]!.toFixed(1);
-  const server = await startBenchServer({ findingsAnalyzerEnabled: false });
+  // The first app leaves every journey to the analyzer; the second computes at ingestion what it can.
+  const server = await startBenchServer({ findingsAnalyzerEnabled: false, findingsAtIngest: false });
   try {
     if (ALONE_ONLY) {
       // Only the analyzer alone, RUNS times: its CPU per journey, compared across versions.
@@ -137,58 +149,62 @@ async function main(): Promise<void> {
       }
       return;
     }
-    const without: Awaited<ReturnType<typeof run>>[] = [];
-    const withAnalyzer: Awaited<ReturnType<typeof run>>[] = [];
+    const { baseUrl: ingestUrl } = await server.startApp({ findingsAnalyzerEnabled: false, findingsAtIngest: true });
+    const runs: Record<Mode, Array<Awaited<ReturnType<typeof run>>>> = { none: [], ingest: [], analyzer: [] };
     for (let i = 0; i < RUNS; i++) {
-      without.push(await run(server, false));
-      withAnalyzer.push(await run(server, true));
-      const [a, b] = [without.at(-1)!, withAnalyzer.at(-1)!];
+      for (const mode of ['none', 'ingest', 'analyzer'] as const) runs[mode].push(await run(server, mode, ingestUrl));
+      const [a, b, c] = [runs.none.at(-1)!, runs.ingest.at(-1)!, runs.analyzer.at(-1)!];
       process.stdout.write(
-        `run ${i + 1}: without ${Math.round(a.eventsPerSecond)} ev/s, with ${Math.round(b.eventsPerSecond)} ev/s, max lag ${Math.max(...b.lags).toFixed(2)} s, ` +
-          `CPU per event without ${f(a.nodeUsPerEvent)} + ${f(a.postgresUsPerEvent)} µs, with ${f(b.nodeUsPerEvent)} + ${f(b.postgresUsPerEvent)} µs (server + PostgreSQL), ` +
-          `event loop ${f(a.elu * 100)} % / ${f(b.elu * 100)} %\n`,
+        `run ${i + 1}: without ${Math.round(a.eventsPerSecond)} ev/s, with findings ${Math.round(b.eventsPerSecond)} ev/s (max lag ${Math.max(0, ...b.lags).toFixed(2)} s), ` +
+          `analyzer only ${Math.round(c.eventsPerSecond)} ev/s (max lag ${Math.max(0, ...c.lags).toFixed(2)} s); CPU per event ${f(a.nodeUsPerEvent)} + ${f(a.postgresUsPerEvent)} / ` +
+          `${f(b.nodeUsPerEvent)} + ${f(b.postgresUsPerEvent)} / ${f(c.nodeUsPerEvent)} + ${f(c.postgresUsPerEvent)} µs (server + PostgreSQL)\n`,
       );
     }
     const solo = await alone(server);
     process.stdout.write(`analyzer alone: ${f(solo.journeysPerSecond)} journeys/s, CPU per journey ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs\n`);
-    const lags = withAnalyzer.flatMap((r) => r.lags);
-    const drains = withAnalyzer.map((r) => r.drainMs);
     const journeys = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys')).rows[0]!.n;
     const findings = (await server.pool.query<{ n: number }>('SELECT COALESCE(sum(cardinality(kind)), 0)::int AS n FROM journey_findings')).rows[0]!.n;
-    const sortedLags = [...lags].sort((a, b) => a - b);
-    const rateWithout = median(without.map((r) => r.eventsPerSecond));
-    const rateWith = median(withAnalyzer.map((r) => r.eventsPerSecond));
-    const cpu = (runs: typeof without) => median(runs.map((r) => r.nodeUsPerEvent + r.postgresUsPerEvent));
-    const cpuWithout = cpu(without);
-    const cpuWith = cpu(withAnalyzer);
-    const nodeWith = median(withAnalyzer.map((r) => r.nodeUsPerEvent)) - median(without.map((r) => r.nodeUsPerEvent));
-    const postgresWith = median(withAnalyzer.map((r) => r.postgresUsPerEvent)) - median(without.map((r) => r.postgresUsPerEvent));
-    const elu = (runs: typeof without) => median(runs.map((r) => r.elu)) * 100;
-    const slowdown = 1 - rateWith / rateWithout;
-    const maxLag = sortedLags.at(-1) ?? 0;
+    const rate = (mode: Mode) => median(runs[mode].map((r) => r.eventsPerSecond));
+    const cpu = (mode: Mode) => median(runs[mode].map((r) => r.nodeUsPerEvent + r.postgresUsPerEvent));
+    const node = (mode: Mode) => median(runs[mode].map((r) => r.nodeUsPerEvent));
+    const postgres = (mode: Mode) => median(runs[mode].map((r) => r.postgresUsPerEvent));
+    const lost = (mode: Mode) => 1 - rate(mode) / rate('none');
+    const lagsOf = (mode: Mode) => runs[mode].flatMap((r) => r.lags).sort((a, b) => a - b);
+    const lagCell = (mode: Mode) => {
+      const sorted = lagsOf(mode);
+      return `${f(percentile(sorted, 50), 2)} / ${f(percentile(sorted, 95), 2)} / ${f(sorted.at(-1) ?? 0, 2)} s`;
+    };
+    const maxLag = lagsOf('ingest').at(-1) ?? 0;
+    const slowdown = lost('ingest');
     const load = os.loadavg().map((n) => n.toFixed(1)).join(' / ');
     const section = `## Findings
 
 \`npm run bench:findings\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared, PostgreSQL ${server.postgresVersion}, embedded, fsync on;
 load average ${loadAtStart} at the start, ${load} at the end).
 The ingestion benchmark's load: ${CLIENTS} clients sending batches of ${BATCH_SIZE} events (25 journeys of four ~1 KB events),
-${BATCHES} batches per run after ${WARMUP_BATCHES} to warm up, from a child process. Runs without and with the analyzer
-alternate, ${RUNS} of each; medians reported. The analyzer runs in the server's process as \`src/main.ts\` runs it.
+${BATCHES} batches per run after ${WARMUP_BATCHES} to warm up, from a child process. Three kinds of run alternate, ${RUNS} of each;
+medians reported. *Without findings*: the analyzer stopped, ingestion marking journeys for it as always (the marks are
+dropped between runs). *With findings*: as \`src/main.ts\` runs by default, ingestion computing the findings of the journeys
+whose events all come in its batch (\`FINDINGS_AT_INGEST\`, all of this load's) and the analyzer running in the server's
+process for the rest. *Analyzer only*: \`FINDINGS_AT_INGEST=false\`, the analyzer doing all of it.
 
-| Figure | Value | Target |
-|---|---|---|
-| Batch rate without the analyzer | ${f(rateWithout)} events/s | |
-| Batch rate with the analyzer | ${f(rateWith)} events/s | |
-| Rate lost to the analyzer | ${f(slowdown * 100, 1)} % | at most ${f(TARGET_SLOWDOWN * 100)} % ${slowdown <= TARGET_SLOWDOWN ? '(met)' : '(not met)'} |
-| Lag during the load, median / p95 / max | ${f(percentile(sortedLags, 50), 2)} / ${f(percentile(sortedLags, 95), 2)} / ${f(maxLag, 2)} s | findings within ${TARGET_LAG_S} s ${maxLag <= TARGET_LAG_S ? '(met)' : '(not met)'} |
-| Time from the end of the load to no journey pending (median) | ${f(median(drains))} ms | |
-| CPU per event, server and PostgreSQL, without / with the analyzer | ${f(cpuWithout)} / ${f(cpuWith)} µs (+${f((cpuWith / cpuWithout - 1) * 100)} %) | |
-| of which the analyzer: server process / PostgreSQL | ${f(nodeWith)} / ${f(postgresWith)} µs per event | |
-| Server event loop busy during the load, without / with | ${f(elu(without))} / ${f(elu(withAnalyzer))} % | |
-| The analyzer alone (no ingestion meanwhile): journeys per second, CPU per journey server / PostgreSQL | ${f(solo.journeysPerSecond)} /s, ${f(solo.nodeUsPerJourney)} / ${f(solo.postgresUsPerJourney)} µs | |
+| Figure | Without findings | With findings | Analyzer only | Target |
+|---|---|---|---|---|
+| Batch rate | ${f(rate('none'))} events/s | ${f(rate('ingest'))} events/s | ${f(rate('analyzer'))} events/s | |
+| Rate lost to findings | | ${f(slowdown * 100, 1)} % | ${f(lost('analyzer') * 100, 1)} % | at most ${f(TARGET_SLOWDOWN * 100)} % ${slowdown <= TARGET_SLOWDOWN ? '(met)' : '(not met)'} |
+| Lag during the load, median / p95 / max | | ${lagCell('ingest')} | ${lagCell('analyzer')} | findings within ${TARGET_LAG_S} s ${maxLag <= TARGET_LAG_S ? '(met)' : '(not met)'} |
+| Journeys left to the analyzer at the end of the load (median) | | ${f(median(runs.ingest.map((r) => r.leftToAnalyzer)))} | ${f(median(runs.analyzer.map((r) => r.leftToAnalyzer)))} | |
+| Time from the end of the load to no journey pending (median) | | ${f(median(runs.ingest.map((r) => r.drainMs)))} ms | ${f(median(runs.analyzer.map((r) => r.drainMs)))} ms | |
+| CPU per event, server + PostgreSQL | ${f(node('none'))} + ${f(postgres('none'))} µs | ${f(node('ingest'))} + ${f(postgres('ingest'))} µs (+${f((cpu('ingest') / cpu('none') - 1) * 100)} %) | ${f(node('analyzer'))} + ${f(postgres('analyzer'))} µs (+${f((cpu('analyzer') / cpu('none') - 1) * 100)} %) | |
+| Server event loop busy during the load | ${f(median(runs.none.map((r) => r.elu)) * 100)} % | ${f(median(runs.ingest.map((r) => r.elu)) * 100)} % | ${f(median(runs.analyzer.map((r) => r.elu)) * 100)} % | |
+
+The analyzer alone (the load ingested with no analyzer, then analysed with no ingestion meanwhile): ${f(solo.journeysPerSecond)} journeys
+per second, ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs of CPU per journey (server + PostgreSQL): what a journey whose
+events come in several batches costs, on top of its ingestion.
 
 Lag is sampled every ${LAG_SAMPLE_MS} ms as \`service_findings_lag_seconds\` computes it: the age of the oldest journey
-change the analyzer has not stored findings for, so the longest any journey waited for its findings.
+change the analyzer has not stored findings for, so the longest any journey waited for its findings (a journey whose
+findings ingestion computed waits for none: they commit with its events).
 CPU is counted from the start of each load (warm-up included) until its last journey is analysed: the server's process
 (\`process.cpuUsage\`: ingestion, and the analyzer when it runs) and every PostgreSQL process (\`/proc\`, Linux), per event
 ingested; the load generator's own CPU is not counted. Unlike the rates it hardly depends on what else the machine runs, and
@@ -196,11 +212,6 @@ it counts the analyzer's work whether done during the load or after it.
 ${journeys} journeys and ${findings} findings at the end (${f(findings / Math.max(1, journeys))} per journey: each step's output has
 another shape than its input, so every input field reads as lost there; a worst case of findings to write,
 stored as one row per journey).
-
-How to read it: with the load, the server and PostgreSQL on two cores, the analyzer's work competes with ingestion for
-CPU, and the rate lost depends on how much of that work falls inside a run rather than after it (the drain time): a run of
-a few seconds is a burst. The CPU per event counts all of it, wherever it falls; when the analyzer alone handles fewer
-journeys per second than the load sends, a load sustained for longer than these runs leaves it further behind.
 `;
     process.stdout.write(`\n${section}`);
     replaceDocsSection(DOCS, '## Findings', section);

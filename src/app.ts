@@ -193,6 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     warmup: createStatisticsWarmup(deps.pool, deps.logger),
     keyFreshness: createKeyFreshness(deps.pool, deps.keyring),
     ...(deps.ingestPrepareSliceMs === undefined ? {} : { prepareSliceMs: deps.ingestPrepareSliceMs }),
+    findingsAtIngest: deps.config.findingsAtIngest ? { metrics: deps.metrics } : null,
   };
   registerIngestRoutes(app, {
     ...ingestDeps,
@@ -221,7 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerForensicsRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, work: forensicWork });
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
-    registerFindingsRoutes(scope, { auth: scopeAuth, metrics: deps.metrics });
+    registerFindingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, metrics: deps.metrics });
     registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerInvitationRoutes(scope, { auth: scopeAuth, pool: deps.pool });

@@ -1,13 +1,13 @@
 // Expectations as the routes and the CLI use them: one validation, one save, one suggestion.
 
-import type { Queryable } from '../db/pool.ts';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { expectationInputSchema, type Expectation } from './expectation-input.ts';
-import { deleteExpectation, selectExpectations, upsertExpectation, type StoredExpectation } from './expectations-sql.ts';
+import { deleteExpectation as deleteStored, selectExpectations, upsertExpectation, type StoredExpectation } from './expectations-sql.ts';
 import { suggestExpectation, type Suggestion } from './suggest.ts';
 import { selectCompletedJourneySteps } from './summary-sql.ts';
 
 export type { Expectation, StoredExpectation, Suggestion };
-export { deleteExpectation, selectExpectations as listExpectations };
+export { selectExpectations as listExpectations };
 
 /** The expectation, or the path and reason of its first problem. */
 export function parseExpectation(body: unknown): { ok: true; value: Expectation } | { ok: false; path: string } {
@@ -15,9 +15,18 @@ export function parseExpectation(body: unknown): { ok: true; value: Expectation 
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, path: parsed.error.issues[0]!.path.join('.') };
 }
 
-/** Saves it; the entity type's journeys are analysed again against it. */
-export async function saveExpectation(db: Queryable, projectId: string, entityType: string, expectation: Expectation): Promise<StoredExpectation> {
-  return upsertExpectation(db, projectId, entityType, expectation);
+/**
+ * Saves it; the entity type's journeys are analysed again against it. One transaction: the
+ * expectation and the marks of its journeys commit together, under the project's expectations
+ * lock (expectations-sql.ts, lockExpectations).
+ */
+export async function saveExpectation(pool: Pool, projectId: string, entityType: string, expectation: Expectation): Promise<StoredExpectation> {
+  return withTransaction(pool, (client) => upsertExpectation(client, projectId, entityType, expectation));
+}
+
+/** Removes it, in one transaction as a save; false when the entity type had none. */
+export async function deleteExpectation(pool: Pool, projectId: string, entityType: string): Promise<boolean> {
+  return withTransaction(pool, (client) => deleteStored(client, projectId, entityType));
 }
 
 export async function suggestFromHistory(db: Queryable, projectId: string, entityType: string, journeys: number): Promise<Suggestion> {

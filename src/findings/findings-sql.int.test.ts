@@ -9,7 +9,7 @@ import { storedFindings } from './test-kit.ts';
 
 let fx: ReadFixture;
 beforeAll(async () => {
-  fx = await createReadFixture();
+  fx = await createReadFixture(undefined, { findingsAtIngest: false });
 });
 afterAll(async () => fx.close());
 

@@ -117,16 +117,10 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
     if (before === null || !unchanged(before, after)) writes.add(journey, after);
   }
   if (cleared.length === 0) return 0;
-  const written = writes.rows(now);
+  const written = writes.rows(now, FIRST_CELL);
   const result = await db.query<{ cleared: number }>(
     `WITH ${written.sql === null ? '' : `written AS (
-       INSERT INTO journey_findings (project_id, journey_id, environment_id, entity_type, observed_at, last_found_at, kind, path,
-          step_event_id, step_service, step_name, in_transit, from_event_id, from_service, from_name, first_found_at)
-       SELECT project_id, journey_id, environment_id, entity_type, observed_at, last_found_at, kind, path, step_event_id, step_service,
-          step_name, in_transit, from_event_id, from_service, from_name, array_replace(first_found_at, NULL, $6::timestamptz)
-         FROM (VALUES ${written.sql})
-           AS r(project_id, journey_id, environment_id, entity_type, observed_at, last_found_at, kind, path, step_event_id, step_service,
-                step_name, in_transit, from_event_id, from_service, from_name, first_found_at)
+       ${insertRows(written.sql, '$6')}
        ON CONFLICT (project_id, journey_id) DO UPDATE SET environment_id = EXCLUDED.environment_id, entity_type = EXCLUDED.entity_type,
           observed_at = EXCLUDED.observed_at, last_found_at = EXCLUDED.last_found_at, kind = EXCLUDED.kind, path = EXCLUDED.path,
           step_event_id = EXCLUDED.step_event_id, step_service = EXCLUDED.step_service, step_name = EXCLUDED.step_name,
@@ -146,10 +140,18 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
   return result.rows[0]!.cleared;
 }
 
+/** Inserts the rows of a VALUES list (Writes.rows); a first-found time NULL is the parameter `now`. */
+function insertRows(values: string, now: string): string {
+  const columns = `project_id, journey_id, environment_id, entity_type, observed_at, last_found_at, kind, path, step_event_id, step_service,
+      step_name, in_transit, from_event_id, from_service, from_name`;
+  return `INSERT INTO journey_findings (${columns}, first_found_at)
+     SELECT ${columns}, array_replace(first_found_at, NULL, ${now}::timestamptz) FROM (VALUES ${values}) AS r(${columns}, first_found_at)`;
+}
+
 /** A row's cells in the statement's VALUES, each one parameter cast to its column's type. */
 const CELL_TYPES = ['uuid', 'text', 'uuid', 'text', 'timestamptz', 'timestamptz', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'boolean[]',
   'text[]', 'text[]', 'text[]', 'timestamptz[]'] as const;
-/** Parameters before the rows' cells (the emptied and the cleared journeys, now). */
+/** Parameters of storeAnalyses before the rows' cells (the emptied and the cleared journeys, now). */
 const FIRST_CELL = 7;
 
 /**
@@ -178,7 +180,7 @@ class Writes {
     return [this.gone.map((j) => j.projectId), this.gone.map((j) => j.id)];
   }
 
-  rows(now: Date): { sql: string | null; values: unknown[] } {
+  rows(now: Date, firstCell: number): { sql: string | null; values: unknown[] } {
     if (this.stored.length === 0) return { sql: null, values: [] };
     const nowMs = now.getTime();
     const values: unknown[] = [];
@@ -218,13 +220,29 @@ class Writes {
         firstFound.plain(at === nowMs ? 'NULL' : row.first_found_at[i]!.toISOString());
         if (at > last) last = at;
       }
-      const first = FIRST_CELL + values.length;
+      const first = firstCell + values.length;
       tuples.push(`(${CELL_TYPES.map((type, cell) => `$${first + cell}::${type}`).join(', ')})`);
       values.push(journey.projectId, journey.id, row.environment_id, row.entity_type, row.observed_at, new Date(last),
         ...[kind, path, stepEventId, stepService, stepName, inTransit, fromEventId, fromService, fromName, firstFound].map(String));
     });
     return { sql: tuples.join(', '), values };
   }
+}
+
+/**
+ * The findings of journeys this transaction created (ingestion computes those whose events all
+ * came in its batch): no row can exist yet, none is read back, each is written as found now.
+ */
+export async function insertNewJourneyFindings(db: Queryable, analysed: AnalysedJourney[], now: Date): Promise<void> {
+  const writes = new Writes();
+  for (const { journey, findings } of analysed) {
+    if (findings.length === 0) continue;
+    const arrays = arraysOf(findings);
+    writes.add(journey, { ...arrays, environment_id: journey.environmentId, entity_type: journey.entityType, observed_at: journey.lastEventAt, first_found_at: arrays.kind.map(() => now) });
+  }
+  const written = writes.rows(now, 2);
+  if (written.sql === null) return;
+  await db.query(insertRows(written.sql, '$1'), [now, ...written.values]);
 }
 
 function stepOf(eventId: string | null | undefined, service: string | null | undefined, name: string | null | undefined): FindingStep | null {

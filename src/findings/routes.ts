@@ -3,6 +3,7 @@
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { adminBeforeBody, authorizeProjectInPath, requireAdmin, requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
+import type { Pool } from '../db/pool.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { expectationSchema, expectationSuggestionSchema, findingsSummarySchema } from '../http/answer-schemas/findings.ts';
 import { errors } from '../http/errors.ts';
@@ -22,7 +23,7 @@ const DAY_MS = 86_400_000;
 /** Completed journeys a suggestion reads when `journeys` is not given. */
 const DEFAULT_SUGGESTION_JOURNEYS = 100;
 
-export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthContext; metrics?: Metrics }): void {
+export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthContext; pool: Pool; metrics?: Metrics }): void {
   const db = deps.auth.db;
   deps.metrics?.setFindingsLagReader(() => selectLagSeconds(db, new Date(deps.auth.now())));
   const readErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
@@ -116,7 +117,7 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
       const entityType = entityTypeOf(request);
       const parsed = parseExpectation(request.body);
       if (!parsed.ok) throw errors.invalidRequest(parsed.path, 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.');
-      return { data: view(await saveExpectation(db, projectId, entityType, parsed.value)) };
+      return { data: view(await saveExpectation(deps.pool, projectId, entityType, parsed.value)) };
     },
   });
 
@@ -132,7 +133,7 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
       errors: [...adminErrors, 'invalid_request', 'not_found'],
     },
     handler: async (request, reply) => {
-      const removed = await deleteExpectation(db, await projectOf(request), entityTypeOf(request));
+      const removed = await deleteExpectation(deps.pool, await projectOf(request), entityTypeOf(request));
       if (!removed) throw errors.notFound('The entity type has no expectation.');
       return reply.status(204).send();
     },

@@ -6,30 +6,12 @@ import type { Queryable } from '../db/pool.ts';
 import { normalizeIdentifier } from '../protocol/identifiers.ts';
 import { EVENT_FIELD_TOKEN_KINDS, EVENT_ROW_TOKEN_KINDS, type SearchTokenKind } from '../protocol/search-token-kinds.ts';
 import { classifyEvent } from '../protocol/envelope.ts';
-import {
-  clearAliasDisplay,
-  findAliases,
-  findEvents,
-  insertEvents,
-  insertJourneysAliasesTokens,
-  lockJourneys,
-  summaryRecord,
-  updateJourneys,
-  type EventRow,
-  type ExistingAlias,
-  type NewAliasRow,
-  type TokenRow,
-} from './ingest-sql.ts';
-import { applyEvent, compareCodePoints, newJourneyState, type JourneyState, type SummaryEvent } from './journey-summary.ts';
+import { findAliases, findEvents, lockJourneys, type EventRow, type ExistingAlias } from './ingest-sql.ts';
+import { applyEvent, newJourneyState, type SummaryEvent } from './journey-summary.ts';
 import { unstorableRefusal, type PreparedEvent, type Refusal } from './prepare.ts';
+import { ConcurrentWriteError, writeBatch, type AliasSlot, type BatchPlan, type FindingsAtIngest, type StoreScope, type WorkingJourney } from './write-batch.ts';
 
-/** Thrown when a concurrent transaction created a journey or event first: retry the batch. */
-export class ConcurrentWriteError extends Error {}
-
-export interface StoreScope {
-  projectId: string;
-  environmentId: string;
-}
+export { ConcurrentWriteError, type FindingsAtIngest, type StoreScope };
 
 export type StoreVerdict =
   | { status: 'accepted'; eventId: string; journeyId: string; duplicate: boolean }
@@ -38,26 +20,6 @@ export type StoreVerdict =
 export interface StoreInput {
   prepared: PreparedEvent;
   receivedAtUs: number;
-}
-
-interface WorkingJourney {
-  state: JourneyState;
-  environmentId: string;
-  isNew: boolean;
-  changed: boolean;
-  entityType: string;
-  entityId: string;
-}
-
-interface AliasSlot {
-  /** Existing row id, or null until a new row is inserted. */
-  id: number | null;
-  ref: number;
-  journeyId: string;
-  type: string;
-  /** The search token it is stored (or will be stored) under. */
-  token: string;
-  displayable: boolean;
 }
 
 function journeyMismatch(): Refusal {
@@ -74,22 +36,6 @@ function eventIdConflict(): Refusal {
   };
 }
 
-/** What the batch will write, gathered in memory while verdicts are decided. */
-interface BatchPlan {
-  journeys: Map<string, WorkingJourney>;
-  /** Alias slots by slotKey(journey, type, token). */
-  aliasSlots: Map<string, AliasSlot>;
-  /** A stated alias value's tokens under every configured key, by normalized value: computed once per batch. */
-  lookupTokens: Map<string, string[]>;
-  /** Events accepted earlier in this batch, by id: a later copy is a duplicate or a conflict. */
-  batchEvents: Map<string, { canonical: string }>;
-  eventRows: Array<{ row: EventRow; slots: AliasSlot[] }>;
-  tokens: TokenRow[];
-  clearedAliasIds: Set<number>;
-  newAliases: NewAliasRow[];
-  nextRef: number;
-}
-
 /**
  * Stores prepared events of one project environment in the caller's transaction: verdicts are
  * decided per event in memory in batch order (each event sees the earlier ones), then written
@@ -100,6 +46,7 @@ export async function storeEvents(
   keyring: Keyring,
   scope: StoreScope,
   inputs: StoreInput[],
+  findings: FindingsAtIngest | null = null,
 ): Promise<StoreVerdict[]> {
   const { plan, existingEvents } = await readBatch(db, keyring, scope, inputs);
   const verdicts: StoreVerdict[] = [];
@@ -107,7 +54,7 @@ export async function storeEvents(
     const refused = verdictWithoutWrite(keyring, scope, plan, existingEvents, input.prepared);
     verdicts.push(refused ?? planEvent(keyring, scope, plan, input));
   }
-  await writeBatch(db, keyring, scope, plan);
+  await writeBatch(db, keyring, scope, plan, findings);
   return verdicts;
 }
 
@@ -366,40 +313,3 @@ function eventRow(keyring: Keyring, prepared: PreparedEvent, environmentId: stri
   };
 }
 
-/** Journeys, aliases and tokens first (events refer to journeys and list alias ids), then events. */
-async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreScope, writes: BatchPlan): Promise<void> {
-  // New journeys go in in id order, as existing ones are locked: two batches creating the same
-  // journeys in different orders would otherwise deadlock (concurrency.int.test.ts).
-  const created = [...writes.journeys].filter(([, j]) => j.isNew).sort(([a], [b]) => compareCodePoints(a, b));
-  const newJourneyTokens: TokenRow[] = [];
-  const storedJourneyTokens: TokenRow[] = [];
-  const seen = new Set<string>(); // a value stated twice is indexed once (the first, as before)
-  for (const token of writes.tokens) {
-    const key = JSON.stringify([token.token, token.journey_id, token.kind]);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    (writes.journeys.get(token.journey_id)?.isNew ? newJourneyTokens : storedJourneyTokens).push(token);
-  }
-  const { journeysInserted, aliasIds } = await insertJourneysAliasesTokens(db, scope.projectId, {
-    journeys: created.map(([id, j]) => ({
-      ...summaryRecord(id, j.state),
-      environment_id: j.environmentId,
-      entity_type: j.entityType,
-      entity_id_encrypted: encryptField(keyring, j.entityId),
-    })),
-    aliases: writes.newAliases,
-    newJourneyTokens,
-    storedJourneyTokens,
-  });
-  if (journeysInserted !== created.length) throw new ConcurrentWriteError('a journey was created concurrently');
-  await updateJourneys(
-    db,
-    scope.projectId,
-    [...writes.journeys].filter(([, j]) => !j.isNew && j.changed).map(([id, j]) => summaryRecord(id, j.state)),
-  );
-  await clearAliasDisplay(db, scope.projectId, [...writes.clearedAliasIds]);
-  for (const { row, slots } of writes.eventRows) {
-    row.stated_alias_ids = slots.map((slot) => slot.id ?? aliasIds.get(slot.ref)!);
-  }
-  await insertEvents(db, scope.projectId, writes.eventRows.map((e) => e.row));
-}
