@@ -113,7 +113,10 @@ async function run(server: BenchServer, mode: Mode, ingestUrl: string) {
   // CPU per event, from the start of the load until every journey of it is analysed (with the
   // analyzer): what ingestion, and the analyzer, cost whenever the work is done.
   const events = (load.done + WARMUP_BATCHES) * BATCH_SIZE;
-  return { eventsPerSecond: (load.done * BATCH_SIZE) / (load.elapsedMs / 1000), lags, drainMs, leftToAnalyzer, elu, nodeUsPerEvent: (cpu.node * 1000) / events, postgresUsPerEvent: (cpu.postgres * 1000) / events };
+  // Sustained: the load's events over the time until their findings are all stored. A run is a
+  // burst; the analyzer's work left after it would, under a load that goes on, take cores from ingestion.
+  const sustained = (load.done * BATCH_SIZE) / ((load.elapsedMs + drainMs) / 1000);
+  return { eventsPerSecond: (load.done * BATCH_SIZE) / (load.elapsedMs / 1000), sustained, lags, drainMs, leftToAnalyzer, elu, nodeUsPerEvent: (cpu.node * 1000) / events, postgresUsPerEvent: (cpu.postgres * 1000) / events };
 }
 
 /**
@@ -165,10 +168,12 @@ async function main(): Promise<void> {
     const journeys = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys')).rows[0]!.n;
     const findings = (await server.pool.query<{ n: number }>('SELECT COALESCE(sum(cardinality(kind)), 0)::int AS n FROM journey_findings')).rows[0]!.n;
     const rate = (mode: Mode) => median(runs[mode].map((r) => r.eventsPerSecond));
+    const sustained = (mode: Mode) => median(runs[mode].map((r) => r.sustained));
     const cpu = (mode: Mode) => median(runs[mode].map((r) => r.nodeUsPerEvent + r.postgresUsPerEvent));
     const node = (mode: Mode) => median(runs[mode].map((r) => r.nodeUsPerEvent));
     const postgres = (mode: Mode) => median(runs[mode].map((r) => r.postgresUsPerEvent));
-    const lost = (mode: Mode) => 1 - rate(mode) / rate('none');
+    const lost = (mode: Mode) => 1 - sustained(mode) / sustained('none');
+    const burstLost = (mode: Mode) => 1 - rate(mode) / rate('none');
     const lagsOf = (mode: Mode) => runs[mode].flatMap((r) => r.lags).sort((a, b) => a - b);
     const lagCell = (mode: Mode) => {
       const sorted = lagsOf(mode);
@@ -187,11 +192,15 @@ medians reported. *Without findings*: the analyzer stopped, ingestion marking jo
 dropped between runs). *With findings*: as \`src/main.ts\` runs by default, ingestion computing the findings of the journeys
 whose events all come in its batch (\`FINDINGS_AT_INGEST\`, all of this load's) and the analyzer running in the server's
 process for the rest. *Analyzer only*: \`FINDINGS_AT_INGEST=false\`, the analyzer doing all of it.
+A run lasts a few seconds, a burst: the analyzer's work left when it ends is done after it, with the cores to
+itself, where a load that goes on would have it take them from ingestion. The sustained rate counts that work: the
+load's events over the time until the findings of all of them are stored; the target is read on it.
 
 | Figure | Without findings | With findings | Analyzer only | Target |
 |---|---|---|---|---|
-| Batch rate | ${f(rate('none'))} events/s | ${f(rate('ingest'))} events/s | ${f(rate('analyzer'))} events/s | |
-| Rate lost to findings | | ${f(slowdown * 100, 1)} % | ${f(lost('analyzer') * 100, 1)} % | at most ${f(TARGET_SLOWDOWN * 100)} % ${slowdown <= TARGET_SLOWDOWN ? '(met)' : '(not met)'} |
+| Batch rate during the load | ${f(rate('none'))} events/s | ${f(rate('ingest'))} events/s (−${f(burstLost('ingest') * 100, 1)} %) | ${f(rate('analyzer'))} events/s (−${f(burstLost('analyzer') * 100, 1)} %) | |
+| Sustained rate: events over the time until their findings are stored | ${f(sustained('none'))} events/s | ${f(sustained('ingest'))} events/s | ${f(sustained('analyzer'))} events/s | |
+| Sustained rate lost to findings | | ${f(slowdown * 100, 1)} % | ${f(lost('analyzer') * 100, 1)} % | at most ${f(TARGET_SLOWDOWN * 100)} % ${slowdown <= TARGET_SLOWDOWN ? '(met)' : '(not met)'} |
 | Lag during the load, median / p95 / max | | ${lagCell('ingest')} | ${lagCell('analyzer')} | findings within ${TARGET_LAG_S} s ${maxLag <= TARGET_LAG_S ? '(met)' : '(not met)'} |
 | Journeys left to the analyzer at the end of the load (median) | | ${f(median(runs.ingest.map((r) => r.leftToAnalyzer)))} | ${f(median(runs.analyzer.map((r) => r.leftToAnalyzer)))} | |
 | Time from the end of the load to no journey pending (median) | | ${f(median(runs.ingest.map((r) => r.drainMs)))} ms | ${f(median(runs.analyzer.map((r) => r.drainMs)))} ms | |

@@ -1,10 +1,12 @@
 // Migration 0019 stores findings as one row per journey and moves the analyzer's marks out of
-// journeys: a database made by the migrations before it, holding finding rows and marks, comes
-// out with every finding in its order (and when it was first found) and every mark.
+// journeys, and 0024 lists the steps a row's findings name once: a database made by the
+// migrations before them, holding finding rows and marks, comes out with every finding in its
+// order (its steps, and when it was first found) and every mark.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINDING_KINDS, type JourneyFinding } from '../findings/analyze.ts';
+import type { JourneyFinding } from '../findings/analyze.ts';
+import { journeyFindings } from '../findings/test-kit.ts';
 import { selectFindings } from '../findings/findings-sql.ts';
 import { selectPendingJourneys } from '../findings/pending-sql.ts';
 import { createEmptyDatabase, type TestDatabase } from '../../test/helpers/database.ts';
@@ -30,15 +32,10 @@ async function migrateBefore(pool: Pool, version: number): Promise<void> {
 
 // Any text, array-literal syntax included (PostgreSQL text holds no NUL).
 const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('NULL', '"', '\\', '{a,b}', '', ' ')).filter((v) => !v.includes('\u0000'));
-const step = fc.option(fc.record({ eventId: text, service: text, name: text }), { nil: null });
-const finding = fc.record({
-  kind: fc.constantFrom(...FINDING_KINDS),
-  path: fc.option(text, { nil: null }),
-  step,
-  inTransit: fc.boolean(),
-  from: step,
-  firstFoundMs: fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: Date.parse('2026-03-01T00:00:00Z') }),
-});
+const firstFound = fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: Date.parse('2026-03-01T00:00:00Z') });
+const oldFindings = fc
+  .tuple(journeyFindings(text, PER_JOURNEY), fc.array(firstFound, { minLength: PER_JOURNEY, maxLength: PER_JOURNEY }))
+  .map(([findings, times]) => findings.map((finding, i) => ({ ...finding, firstFoundMs: times[i]! })));
 type OldFinding = JourneyFinding & { firstFoundMs: number };
 
 /** Every stored finding with its place and times, the same text before and after. */
@@ -48,12 +45,12 @@ async function findingFacts(pool: Pool, shape: 'rows' | 'arrays'): Promise<strin
   const source =
     shape === 'rows'
       ? `SELECT ordinal, ${columns} FROM journey_findings`
-      : `SELECT u.ordinal - 1 AS ordinal, f.journey_id, f.environment_id, f.entity_type, f.observed_at, u.kind, u.path, u.step_event_id,
-                u.step_service, u.step_name, u.in_transit, u.from_event_id, u.from_service, u.from_name, u.first_found_at
-           FROM journey_findings f, unnest(f.kind, f.path, f.step_event_id, f.step_service, f.step_name, f.in_transit, f.from_event_id,
-                                           f.from_service, f.from_name, f.first_found_at)
-                  WITH ORDINALITY AS u(kind, path, step_event_id, step_service, step_name, in_transit, from_event_id, from_service, from_name,
-                                       first_found_at, ordinal)`;
+      : `SELECT u.ordinal - 1 AS ordinal, f.journey_id, f.environment_id, f.entity_type, f.observed_at, u.kind, u.path,
+                f.step_ids[u.step_at] AS step_event_id, f.step_services[u.step_at] AS step_service, f.step_names[u.step_at] AS step_name,
+                u.in_transit, f.step_ids[u.from_at] AS from_event_id, f.step_services[u.from_at] AS from_service,
+                f.step_names[u.from_at] AS from_name, u.first_found_at
+           FROM journey_findings f, unnest(f.kind, f.path, f.step_at, f.in_transit, f.from_at, f.first_found_at)
+                  WITH ORDINALITY AS u(kind, path, step_at, in_transit, from_at, first_found_at, ordinal)`;
   const result = await pool.query<{ fact: string }>(`SELECT to_jsonb(s)::text AS fact FROM (${source}) s ORDER BY journey_id COLLATE "C", ordinal`);
   return result.rows.map((row) => row.fact);
 }
@@ -65,7 +62,7 @@ describe('migration 0019', () => {
     const environmentId = randomUUID();
     await old.pool.query(`INSERT INTO projects (id, slug, name) VALUES ($1, 'before-rows', 'Before')`, [projectId]);
     await old.pool.query(`INSERT INTO environments (project_id, id, name, retention_days) VALUES ($1, $2, 'production', 30)`, [projectId, environmentId]);
-    const generated = fc.sample(fc.array(finding, { maxLength: PER_JOURNEY }), { numRuns: 40, seed: 19 });
+    const generated = fc.sample(oldFindings, { numRuns: 40, seed: 19 });
     const journeys = generated.map((findings, i) => ({ id: `jrn-${String(i).padStart(2, '0')}`, findings: findings as OldFinding[] }));
     for (const [i, journey] of journeys.entries()) {
       // Every third journey still marked, as ingestion left it.

@@ -122,10 +122,9 @@ describe('the findings analyzer', () => {
     expect(await row()).toEqual(first);
     // A finding the analysis no longer has is removed.
     await fx.db.pool.query(
-      `UPDATE journey_findings SET kind = kind || 'failed'::text, path = path || NULL::text, step_event_id = step_event_id || NULL::text,
-              step_service = step_service || NULL::text, step_name = step_name || NULL::text, in_transit = in_transit || false,
-              from_event_id = from_event_id || NULL::text, from_service = from_service || NULL::text, from_name = from_name || NULL::text,
-              first_found_at = first_found_at || now() WHERE journey_id = 'jrn-again'`,
+      `UPDATE journey_findings SET kind = kind || 'failed'::text, path = path || NULL::text, step_at = step_at || NULL::smallint,
+              in_transit = in_transit || false, from_at = from_at || NULL::smallint, first_found_at = first_found_at || now()
+        WHERE journey_id = 'jrn-again'`,
     );
     expect((await row()).kind).toHaveLength(first.kind.length + 1);
     await markAll(fx.db.pool);

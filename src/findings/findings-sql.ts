@@ -1,5 +1,5 @@
-// SQL of stored findings (migration 0019): one row per journey with findings, the findings as
-// parallel arrays in the analyzer's order. The analyzer replaces a batch's rows and clears their
+// SQL of stored findings (migrations 0019, 0024): one row per journey with findings, the findings
+// as parallel arrays in the analyzer's order, the steps they name listed once. The analyzer replaces a batch's rows and clears their
 // marks (src/findings/pending-sql.ts) in one transaction.
 
 import type { Queryable } from '../db/pool.ts';
@@ -12,17 +12,20 @@ export interface AnalysedJourney {
   findings: JourneyFinding[];
 }
 
-/** A journey's findings as stored: one array per column, an element per finding. */
+/**
+ * A journey's findings as stored (migration 0024): the steps they name, each once, in the order
+ * they first name them (a finding's step before its from step), and one element per finding,
+ * its steps referred to by place (1-based).
+ */
 interface FindingArrays {
   kind: FindingKind[];
   path: Array<string | null>;
-  step_event_id: Array<string | null>;
-  step_service: Array<string | null>;
-  step_name: Array<string | null>;
+  step_at: Array<number | null>;
   in_transit: boolean[];
-  from_event_id: Array<string | null>;
-  from_service: Array<string | null>;
-  from_name: Array<string | null>;
+  from_at: Array<number | null>;
+  step_ids: string[];
+  step_services: string[];
+  step_names: string[];
 }
 
 interface StoredRow extends FindingArrays {
@@ -32,24 +35,36 @@ interface StoredRow extends FindingArrays {
   first_found_at: Date[];
 }
 
-const ARRAY_COLUMNS = ['kind', 'path', 'step_event_id', 'step_service', 'step_name', 'in_transit', 'from_event_id', 'from_service', 'from_name'] as const;
+const ARRAY_COLUMNS = ['kind', 'path', 'step_at', 'in_transit', 'from_at', 'step_ids', 'step_services', 'step_names'] as const;
+
+const eventIdAt = (row: FindingArrays, at: number | null | undefined) => (at == null ? '\u0001' : row.step_ids[at - 1]);
 
 /** The same finding (what first_found_at follows across analyses): kind, path, where and from where. */
 const identity = (row: FindingArrays, i: number) =>
-  `${row.kind[i]}\u0000${row.path[i] ?? '\u0001'}\u0000${row.step_event_id[i] ?? '\u0001'}\u0000${row.from_event_id[i] ?? '\u0001'}`;
+  `${row.kind[i]}\u0000${row.path[i] ?? '\u0001'}\u0000${eventIdAt(row, row.step_at[i])}\u0000${eventIdAt(row, row.from_at[i])}`;
 
 function arraysOf(findings: readonly JourneyFinding[]): FindingArrays {
-  return {
-    kind: findings.map((f) => f.kind),
-    path: findings.map((f) => f.path),
-    step_event_id: findings.map((f) => f.step?.eventId ?? null),
-    step_service: findings.map((f) => f.step?.service ?? null),
-    step_name: findings.map((f) => f.step?.name ?? null),
-    in_transit: findings.map((f) => f.inTransit),
-    from_event_id: findings.map((f) => f.from?.eventId ?? null),
-    from_service: findings.map((f) => f.from?.service ?? null),
-    from_name: findings.map((f) => f.from?.name ?? null),
+  const arrays: FindingArrays = { kind: [], path: [], step_at: [], in_transit: [], from_at: [], step_ids: [], step_services: [], step_names: [] };
+  const places = new Map<string, number>();
+  const place = (step: FindingStep | null): number | null => {
+    if (step === null) return null;
+    let at = places.get(step.eventId);
+    if (at === undefined) {
+      at = arrays.step_ids.push(step.eventId);
+      arrays.step_services.push(step.service);
+      arrays.step_names.push(step.name);
+      places.set(step.eventId, at);
+    }
+    return at;
   };
+  for (const finding of findings) {
+    arrays.kind.push(finding.kind);
+    arrays.path.push(finding.path);
+    arrays.step_at.push(place(finding.step));
+    arrays.in_transit.push(finding.inTransit);
+    arrays.from_at.push(place(finding.from));
+  }
+  return arrays;
 }
 
 /** When each finding was first found: as stored for one found again (the earliest), else now. */
@@ -70,8 +85,7 @@ function unchanged(before: StoredRow, after: StoredRow): boolean {
     before.environment_id === after.environment_id &&
     before.entity_type === after.entity_type &&
     before.observed_at.getTime() === after.observed_at.getTime() &&
-    before.kind.length === after.kind.length &&
-    ARRAY_COLUMNS.every((column) => (before[column] as unknown[]).every((value, i) => value === after[column][i])) &&
+    ARRAY_COLUMNS.every((column) => before[column].length === after[column].length && (before[column] as unknown[]).every((value, i) => value === after[column][i])) &&
     before.first_found_at.every((at, i) => at.getTime() === after.first_found_at[i]!.getTime())
   );
 }
@@ -123,9 +137,8 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
        ${insertRows(written.sql, '$6')}
        ON CONFLICT (project_id, journey_id) DO UPDATE SET environment_id = EXCLUDED.environment_id, entity_type = EXCLUDED.entity_type,
           observed_at = EXCLUDED.observed_at, last_found_at = EXCLUDED.last_found_at, kind = EXCLUDED.kind, path = EXCLUDED.path,
-          step_event_id = EXCLUDED.step_event_id, step_service = EXCLUDED.step_service, step_name = EXCLUDED.step_name,
-          in_transit = EXCLUDED.in_transit, from_event_id = EXCLUDED.from_event_id, from_service = EXCLUDED.from_service,
-          from_name = EXCLUDED.from_name, first_found_at = EXCLUDED.first_found_at
+          step_at = EXCLUDED.step_at, in_transit = EXCLUDED.in_transit, from_at = EXCLUDED.from_at, step_ids = EXCLUDED.step_ids,
+          step_services = EXCLUDED.step_services, step_names = EXCLUDED.step_names, first_found_at = EXCLUDED.first_found_at
      ), `}emptied AS (
        DELETE FROM journey_findings f USING unnest($1::uuid[], $2::text[]) AS e(project_id, journey_id)
         WHERE f.project_id = e.project_id AND f.journey_id = e.journey_id
@@ -140,16 +153,21 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
   return result.rows[0]!.cleared;
 }
 
-/** Inserts the rows of a VALUES list (Writes.rows); a first-found time NULL is the parameter `now`. */
+/**
+ * Inserts the rows of a VALUES list (Writes.rows). A first-found time NULL is the parameter
+ * `now`, and so is every one of a row whose first_found_at is NULL.
+ */
 function insertRows(values: string, now: string): string {
-  const columns = `project_id, journey_id, environment_id, entity_type, observed_at, last_found_at, kind, path, step_event_id, step_service,
-      step_name, in_transit, from_event_id, from_service, from_name`;
+  const columns = `project_id, journey_id, environment_id, entity_type, observed_at, last_found_at, kind, path, step_at, in_transit, from_at,
+      step_ids, step_services, step_names`;
   return `INSERT INTO journey_findings (${columns}, first_found_at)
-     SELECT ${columns}, array_replace(first_found_at, NULL, ${now}::timestamptz) FROM (VALUES ${values}) AS r(${columns}, first_found_at)`;
+     SELECT ${columns}, CASE WHEN first_found_at IS NULL THEN array_fill(${now}::timestamptz, ARRAY[cardinality(kind)])
+                             ELSE array_replace(first_found_at, NULL, ${now}::timestamptz) END
+       FROM (VALUES ${values}) AS r(${columns}, first_found_at)`;
 }
 
 /** A row's cells in the statement's VALUES, each one parameter cast to its column's type. */
-const CELL_TYPES = ['uuid', 'text', 'uuid', 'text', 'timestamptz', 'timestamptz', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'boolean[]',
+const CELL_TYPES = ['uuid', 'text', 'uuid', 'text', 'timestamptz', 'timestamptz', 'text[]', 'text[]', 'int2[]', 'boolean[]', 'int2[]',
   'text[]', 'text[]', 'text[]', 'timestamptz[]'] as const;
 /** Parameters of storeAnalyses before the rows' cells (the emptied and the cleared journeys, now). */
 const FIRST_CELL = 7;
@@ -195,35 +213,31 @@ class Writes {
     };
     this.stored.forEach((row, index) => {
       const journey = this.journeys[index]!;
-      const kind = new ArrayLiteral();
-      const path = new ArrayLiteral();
-      const stepEventId = new ArrayLiteral();
-      const stepService = new ArrayLiteral();
-      const stepName = new ArrayLiteral();
-      const inTransit = new ArrayLiteral();
-      const fromEventId = new ArrayLiteral();
-      const fromService = new ArrayLiteral();
-      const fromName = new ArrayLiteral();
-      const firstFound = new ArrayLiteral();
+      const literal = () => new ArrayLiteral();
+      const [kind, path, stepAt, inTransit, fromAt, stepIds, stepServices, stepNames, firstFound] =
+        [literal(), literal(), literal(), literal(), literal(), literal(), literal(), literal(), literal()] as const;
       let last = -Infinity;
+      let allNow = true;
       for (let i = 0; i < row.kind.length; i++) {
         kind.plain(row.kind[i]!);
         path.plain(element(row.path[i]));
-        stepEventId.plain(element(row.step_event_id[i]));
-        stepService.plain(element(row.step_service[i]));
-        stepName.plain(element(row.step_name[i]));
+        stepAt.plain(row.step_at[i] == null ? 'NULL' : String(row.step_at[i]));
         inTransit.plain(row.in_transit[i] ? 't' : 'f');
-        fromEventId.plain(element(row.from_event_id[i]));
-        fromService.plain(element(row.from_service[i]));
-        fromName.plain(element(row.from_name[i]));
+        fromAt.plain(row.from_at[i] == null ? 'NULL' : String(row.from_at[i]));
         const at = row.first_found_at[i]!.getTime();
+        allNow &&= at === nowMs;
         firstFound.plain(at === nowMs ? 'NULL' : row.first_found_at[i]!.toISOString());
         if (at > last) last = at;
+      }
+      for (let i = 0; i < row.step_ids.length; i++) {
+        stepIds.plain(element(row.step_ids[i]));
+        stepServices.plain(element(row.step_services[i]));
+        stepNames.plain(element(row.step_names[i]));
       }
       const first = firstCell + values.length;
       tuples.push(`(${CELL_TYPES.map((type, cell) => `$${first + cell}::${type}`).join(', ')})`);
       values.push(journey.projectId, journey.id, row.environment_id, row.entity_type, row.observed_at, new Date(last),
-        ...[kind, path, stepEventId, stepService, stepName, inTransit, fromEventId, fromService, fromName, firstFound].map(String));
+        ...[kind, path, stepAt, inTransit, fromAt, stepIds, stepServices, stepNames].map(String), allNow ? null : String(firstFound));
     });
     return { sql: tuples.join(', '), values };
   }
@@ -245,8 +259,8 @@ export async function insertNewJourneyFindings(db: Queryable, analysed: Analysed
   await db.query(insertRows(written.sql, '$1'), [now, ...written.values]);
 }
 
-function stepOf(eventId: string | null | undefined, service: string | null | undefined, name: string | null | undefined): FindingStep | null {
-  return eventId == null || service == null || name == null ? null : { eventId, service, name };
+function stepAt(row: FindingArrays, at: number | null | undefined): FindingStep | null {
+  return at == null ? null : { eventId: row.step_ids[at - 1]!, service: row.step_services[at - 1]!, name: row.step_names[at - 1]! };
 }
 
 /** Stored findings of some journeys of one project, in the order the analyzer found them. */
@@ -264,9 +278,9 @@ export async function selectFindings(db: Queryable, projectId: string, journeyId
       row.kind.slice(0, count).map((kind, i) => ({
         kind,
         path: row.path[i] ?? null,
-        step: stepOf(row.step_event_id[i], row.step_service[i], row.step_name[i]),
+        step: stepAt(row, row.step_at[i]),
         inTransit: row.in_transit[i]!,
-        from: stepOf(row.from_event_id[i], row.from_service[i], row.from_name[i]),
+        from: stepAt(row, row.from_at[i]),
       })),
     );
   }

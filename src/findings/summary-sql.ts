@@ -30,9 +30,9 @@ export async function selectFindingsSummary(db: Queryable, scope: SummaryScope):
     values,
   );
   const paths = await db.query<{ path: string; journeys: number; step_service: string; step_name: string; step_journeys: number }>(
-    `WITH lost AS (SELECT u.path, u.step_service, u.step_name, f.journey_id
-                     FROM journey_findings f, unnest(f.kind, f.path, f.step_service, f.step_name) AS u(kind, path, step_service, step_name)
-                    WHERE ${where} AND 'lost' = ANY (f.kind) AND u.kind = 'lost' AND u.path IS NOT NULL AND u.step_name IS NOT NULL),
+    `WITH lost AS (SELECT u.path, f.step_services[u.step_at] AS step_service, f.step_names[u.step_at] AS step_name, f.journey_id
+                     FROM journey_findings f, unnest(f.kind, f.path, f.step_at) AS u(kind, path, step_at)
+                    WHERE ${where} AND 'lost' = ANY (f.kind) AND u.kind = 'lost' AND u.path IS NOT NULL AND u.step_at IS NOT NULL),
           per_path AS (SELECT path, count(DISTINCT journey_id)::int AS journeys FROM lost GROUP BY path),
           per_step AS (SELECT path, step_service, step_name, count(DISTINCT journey_id)::int AS step_journeys,
                               row_number() OVER (PARTITION BY path ORDER BY count(DISTINCT journey_id) DESC,

@@ -1,11 +1,12 @@
 // Shared set-up of the findings tests (not a test itself): an analyzer on a test database that
 // only runs when a test drains it, and reads of what it stored.
 
+import fc from 'fast-check';
 import pino from 'pino';
 import type { Pool } from '../db/pool.ts';
 import { createMetrics } from '../metrics/metrics.ts';
 import { startAnalyzer, type Analyzer, type AnalyzerDeps } from './analyzer.ts';
-import type { JourneyFinding } from './analyze.ts';
+import { FINDING_KINDS, type JourneyFinding } from './analyze.ts';
 import { selectFindings } from './findings-sql.ts';
 
 /** An analyzer whose timer never fires during a test: the test drains it. */
@@ -42,10 +43,21 @@ export async function storedFindings(pool: Pool, projectId: string, journeyId: s
 /** Every stored finding of the database, as comparable text rows. */
 export async function allFindingRows(pool: Pool): Promise<string[]> {
   const result = await pool.query<{ row: string }>(
-    `SELECT concat_ws('|', f.journey_id, u.ordinal - 1, u.kind, u.path, u.step_event_id, u.in_transit, u.from_event_id) AS row
-       FROM journey_findings f, unnest(f.kind, f.path, f.step_event_id, f.in_transit, f.from_event_id)
-              WITH ORDINALITY AS u(kind, path, step_event_id, in_transit, from_event_id, ordinal)
+    `SELECT concat_ws('|', f.journey_id, u.ordinal - 1, u.kind, u.path, f.step_ids[u.step_at], u.in_transit, f.step_ids[u.from_at]) AS row
+       FROM journey_findings f, unnest(f.kind, f.path, f.step_at, f.in_transit, f.from_at)
+              WITH ORDINALITY AS u(kind, path, step_at, in_transit, from_at, ordinal)
       ORDER BY f.journey_id COLLATE "C", u.ordinal`,
   );
   return result.rows.map((r) => r.row);
+}
+
+/**
+ * Any findings of one journey with texts from `text`: their steps come from the journey's own
+ * events, so one event id names one service and step name, as in any journey.
+ */
+export function journeyFindings(text: fc.Arbitrary<string>, maxLength: number): fc.Arbitrary<JourneyFinding[]> {
+  return fc.uniqueArray(fc.record({ eventId: text, service: text, name: text }), { selector: (event) => event.eventId, maxLength: 6 }).chain((events) => {
+    const step = events.length === 0 ? fc.constant(null) : fc.option(fc.constantFrom(...events), { nil: null });
+    return fc.array(fc.record({ kind: fc.constantFrom(...FINDING_KINDS), path: fc.option(text, { nil: null }), step, inTransit: fc.boolean(), from: step }), { maxLength });
+  });
 }

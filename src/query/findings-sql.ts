@@ -1,16 +1,15 @@
-// The findings the analyzer stored (src/findings/, migration 0019: one row per journey, the
-// findings as parallel arrays), as the journey reads show them: a JSON array per journey, in the
+// The findings the analyzer stored (src/findings/, migrations 0019 and 0024: one row per journey,
+// the findings as parallel arrays, the steps they name listed once), as the journey reads show them: a JSON array per journey, in the
 // analyzer's order.
 
 /** The findings of journey row `j` as a JSON array; at most `limit` when given. */
 export function findingsJsonSql(limit: number | null): string {
-  const step = (prefix: string) =>
-    `CASE WHEN u.${prefix}_event_id IS NULL THEN NULL ELSE json_build_object('eventId', u.${prefix}_event_id, 'service', u.${prefix}_service, 'name', u.${prefix}_name) END`;
-  return `COALESCE((SELECT json_agg(json_build_object('kind', u.kind, 'path', u.path, 'step', ${step('step')}, 'inTransit', u.in_transit,
-                                                    'from', ${step('from')}) ORDER BY u.ordinal)
+  const step = (at: string) =>
+    `CASE WHEN u.${at} IS NULL THEN NULL ELSE json_build_object('eventId', f.step_ids[u.${at}], 'service', f.step_services[u.${at}], 'name', f.step_names[u.${at}]) END`;
+  return `COALESCE((SELECT json_agg(json_build_object('kind', u.kind, 'path', u.path, 'step', ${step('step_at')}, 'inTransit', u.in_transit,
+                                                    'from', ${step('from_at')}) ORDER BY u.ordinal)
                       FROM journey_findings f,
-                           unnest(f.kind, f.path, f.step_event_id, f.step_service, f.step_name, f.in_transit, f.from_event_id, f.from_service, f.from_name)
-                             WITH ORDINALITY AS u(kind, path, step_event_id, step_service, step_name, in_transit, from_event_id, from_service, from_name, ordinal)
+                           unnest(f.kind, f.path, f.step_at, f.in_transit, f.from_at) WITH ORDINALITY AS u(kind, path, step_at, in_transit, from_at, ordinal)
                      WHERE f.project_id = j.project_id AND f.journey_id = j.id${limit === null ? '' : ` AND u.ordinal <= ${Math.trunc(limit)}`}), '[]'::json)`;
 }
 
