@@ -32,8 +32,6 @@ export interface BenchServer {
   postgresVersion: string;
   /** Stops the API (the database stays up for measurements without it). */
   closeApp(): Promise<void>;
-  /** Another app on the same database, with other settings (its own port); stopped by stop(). */
-  startApp(configOverrides: Partial<Config>): Promise<{ baseUrl: string }>;
   /** Stops everything and removes the data directory. */
   stop(): Promise<void>;
 }
@@ -49,14 +47,12 @@ export async function startBenchServer(configOverrides: Partial<Config> = {}, da
   const embedded = database ?? (await startEmbeddedPostgres({ dataDir, port: await freePort() }));
   let pool: Pool | null = null;
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
-  const others: Array<Awaited<ReturnType<typeof buildApp>>> = [];
   const closeApp = async () => {
     await app?.close();
     app = null;
   };
   const stop = async () => {
     await closeApp();
-    for (const other of others.splice(0)) await other.close();
     await pool?.end();
     await embedded.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -73,24 +69,15 @@ export async function startBenchServer(configOverrides: Partial<Config> = {}, da
     pool = createPool({ connectionString: url.toString(), max: config.poolMax, statementTimeoutMs: config.statementTimeoutMs, applicationName: 'jtrace-bench' });
     await migrate(pool);
     const keyring = createKeyring({ current: randomBytes(32).toString('base64url') });
-    const listening = async (appConfig: Config) => {
-      const built = await buildApp({
-        config: appConfig, pool: pool!, keyring, adminToken: randomBytes(32).toString('base64url'), logger: pino({ level: 'silent' }),
-        metrics: createMetrics(pool!), build: { version: '0.0.0', source: 'package' },
-      });
-      await built.listen({ port: 0, host: '127.0.0.1' });
-      return { built, baseUrl: `http://127.0.0.1:${(built.server.address() as AddressInfo).port}` };
-    };
-    const first = await listening(config);
-    app = first.built;
-    const startApp = async (overrides: Partial<Config>) => {
-      const other = await listening({ ...config, ...overrides });
-      others.push(other.built);
-      return { baseUrl: other.baseUrl };
-    };
+    app = await buildApp({
+      config, pool, keyring, adminToken: randomBytes(32).toString('base64url'), logger: pino({ level: 'silent' }),
+      metrics: createMetrics(pool), build: { version: '0.0.0', source: 'package' },
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const project = await createProject(pool, 'bench', 'Benchmark');
     const { apiKey } = await createApiKey(pool, keyring, { projectSlug: 'bench', environmentName: 'production', name: 'bench', defaultRetentionDays: 30 });
-    return { config, pool, keyring, baseUrl: first.baseUrl, projectId: project.id, apiKey, postgresVersion, closeApp, startApp, stop };
+    return { config, pool, keyring, baseUrl, projectId: project.id, apiKey, postgresVersion, closeApp, stop };
   } catch (error) {
     await stop();
     throw error;

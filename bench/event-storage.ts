@@ -161,7 +161,6 @@ async function writeBatch(pool: Pool, variant: Variant): Promise<Timing> {
       aliases: data.aliases,
       newJourneyTokens: variant.eventTokenRows ? [...data.journeyTokens, ...dedupe(data.eventTokens)] : data.journeyTokens,
       storedJourneyTokens: [],
-      analysedJourneyIds: [],
     });
     const t1 = performance.now();
     const cpu = process.cpuUsage();

@@ -33,7 +33,7 @@ const versions: Array<{ name: string; start: Start; batchSize?: number }> = [
 ];
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-const server = await startBenchServer({ findingsAnalyzerEnabled: false, findingsAtIngest: false });
+const server = await startBenchServer({ findingsAnalyzerEnabled: false });
 try {
   const pending = async () => (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journey_findings_pending')).rows[0]!.n;
   const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: 8, warmup: 0, count: BATCHES });

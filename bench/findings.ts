@@ -1,14 +1,14 @@
 // Findings benchmark (npm run bench:findings). On the ingestion benchmark's server and load
 // (bench/ingest-load.ts: batches of 100 events, 8 clients, the load in a child process), measures
-// the sustained batch rate without findings, with them as src/main.ts runs by default (computed
-// by ingestion for journeys that come whole in a batch, the analyzer in the server's process for
-// the rest) and with the analyzer alone computing them, alternating runs (the machine may be
-// shared) and reporting medians, and the analyzer's lag while the load runs: the age of the
-// oldest journey change not yet analysed, which is how long after ingestion a journey's findings
-// can still be missing. Replaces the `## Findings` section of docs/benchmarks.md. It also counts
-// the CPU the server process and PostgreSQL spend per event in each kind of run: a figure that
-// hardly depends on what else the machine runs. FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS
-// change the load; FINDINGS_BENCH_ALONE=1 measures only the analyzer alone, RUNS times.
+// the batch rate without the analyzer and with it running in the server's process as main.ts
+// runs it, alternating runs (the machine may be shared) and reporting medians; the sustained
+// rate, which counts the analyzer's work left when a run ends; and the analyzer's lag while the
+// load runs: the age of the oldest journey change not yet analysed, which is how long after
+// ingestion a journey's findings can still be missing. Replaces the `## Findings` section of
+// docs/benchmarks.md. It also counts the CPU the server process and PostgreSQL spend per event,
+// with and without the analyzer: a figure that hardly depends on what else the machine runs.
+// FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS change the load; FINDINGS_BENCH_ALONE=1
+// measures only the analyzer alone, RUNS times.
 
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -72,15 +72,10 @@ const nodeCpuMs = () => {
   return (usage.user + usage.system) / 1000;
 };
 
-/**
- * One run of the load: `none` on the app that leaves findings to the analyzer, with no analyzer
- * (its marks are dropped before the next run); `ingest` on the app that computes the findings of
- * journeys coming whole (FINDINGS_AT_INGEST, the default), with the analyzer for the rest;
- * `analyzer` on the first app with the analyzer doing all of it.
- */
-type Mode = 'none' | 'ingest' | 'analyzer';
+/** One run of the load, with no analyzer (its marks are dropped before the next run) or with it. */
+type Mode = 'none' | 'analyzer';
 
-async function run(server: BenchServer, mode: Mode, ingestUrl: string) {
+async function run(server: BenchServer, mode: Mode) {
   // Journeys left from the previous run are analysed first, off the clock.
   const analyzer = mode === 'none' ? null : startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics() });
   if (analyzer) while ((await pending(server)) > 0) await analyzer.drain();
@@ -95,11 +90,9 @@ async function run(server: BenchServer, mode: Mode, ingestUrl: string) {
   })();
   const cpuBefore = { node: nodeCpuMs(), postgres: await postgresCpuMs(server) };
   const eluBefore = performance.eventLoopUtilization();
-  const baseUrl = mode === 'ingest' ? ingestUrl : server.baseUrl;
-  const load = await inChild({ baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: WARMUP_BATCHES, count: BATCHES });
+  const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: WARMUP_BATCHES, count: BATCHES });
   const loadEnded = performance.now();
   const elu = performance.eventLoopUtilization(eluBefore).utilization;
-  const leftToAnalyzer = analyzer ? await pending(server) : 0;
   let drainMs = 0;
   if (analyzer) {
     while ((await pending(server)) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -116,7 +109,7 @@ async function run(server: BenchServer, mode: Mode, ingestUrl: string) {
   // Sustained: the load's events over the time until their findings are all stored. A run is a
   // burst; the analyzer's work left after it would, under a load that goes on, take cores from ingestion.
   const sustained = (load.done * BATCH_SIZE) / ((load.elapsedMs + drainMs) / 1000);
-  return { eventsPerSecond: (load.done * BATCH_SIZE) / (load.elapsedMs / 1000), sustained, lags, drainMs, leftToAnalyzer, elu, nodeUsPerEvent: (cpu.node * 1000) / events, postgresUsPerEvent: (cpu.postgres * 1000) / events };
+  return { eventsPerSecond: (load.done * BATCH_SIZE) / (load.elapsedMs / 1000), sustained, lags, drainMs, elu, nodeUsPerEvent: (cpu.node * 1000) / events, postgresUsPerEvent: (cpu.postgres * 1000) / events };
 }
 
 /**
@@ -141,8 +134,7 @@ async function alone(server: BenchServer) {
 
 async function main(): Promise<void> {
   const loadAtStart = os.loadavg()[0]!.toFixed(1);
-  // The first app leaves every journey to the analyzer; the second computes at ingestion what it can.
-  const server = await startBenchServer({ findingsAnalyzerEnabled: false, findingsAtIngest: false });
+  const server = await startBenchServer({ findingsAnalyzerEnabled: false });
   try {
     if (ALONE_ONLY) {
       // Only the analyzer alone, RUNS times: its CPU per journey, compared across versions.
@@ -152,15 +144,14 @@ async function main(): Promise<void> {
       }
       return;
     }
-    const { baseUrl: ingestUrl } = await server.startApp({ findingsAnalyzerEnabled: false, findingsAtIngest: true });
-    const runs: Record<Mode, Array<Awaited<ReturnType<typeof run>>>> = { none: [], ingest: [], analyzer: [] };
+    const runs: Record<Mode, Array<Awaited<ReturnType<typeof run>>>> = { none: [], analyzer: [] };
     for (let i = 0; i < RUNS; i++) {
-      for (const mode of ['none', 'ingest', 'analyzer'] as const) runs[mode].push(await run(server, mode, ingestUrl));
-      const [a, b, c] = [runs.none.at(-1)!, runs.ingest.at(-1)!, runs.analyzer.at(-1)!];
+      for (const mode of ['none', 'analyzer'] as const) runs[mode].push(await run(server, mode));
+      const [a, b] = [runs.none.at(-1)!, runs.analyzer.at(-1)!];
       process.stdout.write(
-        `run ${i + 1}: without ${Math.round(a.eventsPerSecond)} ev/s, with findings ${Math.round(b.eventsPerSecond)} ev/s (max lag ${Math.max(0, ...b.lags).toFixed(2)} s), ` +
-          `analyzer only ${Math.round(c.eventsPerSecond)} ev/s (max lag ${Math.max(0, ...c.lags).toFixed(2)} s); CPU per event ${f(a.nodeUsPerEvent)} + ${f(a.postgresUsPerEvent)} / ` +
-          `${f(b.nodeUsPerEvent)} + ${f(b.postgresUsPerEvent)} / ${f(c.nodeUsPerEvent)} + ${f(c.postgresUsPerEvent)} µs (server + PostgreSQL)\n`,
+        `run ${i + 1}: without ${Math.round(a.eventsPerSecond)} ev/s, with ${Math.round(b.eventsPerSecond)} ev/s (sustained ${Math.round(b.sustained)}), ` +
+          `max lag ${Math.max(0, ...b.lags).toFixed(2)} s; CPU per event ${f(a.nodeUsPerEvent)} + ${f(a.postgresUsPerEvent)} / ` +
+          `${f(b.nodeUsPerEvent)} + ${f(b.postgresUsPerEvent)} µs (server + PostgreSQL), event loop ${f(a.elu * 100)} % / ${f(b.elu * 100)} %\n`,
       );
     }
     const solo = await alone(server);
@@ -179,41 +170,36 @@ async function main(): Promise<void> {
       const sorted = lagsOf(mode);
       return `${f(percentile(sorted, 50), 2)} / ${f(percentile(sorted, 95), 2)} / ${f(sorted.at(-1) ?? 0, 2)} s`;
     };
-    const maxLag = lagsOf('ingest').at(-1) ?? 0;
-    const slowdown = lost('ingest');
+    const maxLag = lagsOf('analyzer').at(-1) ?? 0;
+    const slowdown = lost('analyzer');
     const load = os.loadavg().map((n) => n.toFixed(1)).join(' / ');
     const section = `## Findings
 
 \`npm run bench:findings\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared, PostgreSQL ${server.postgresVersion}, embedded, fsync on;
 load average ${loadAtStart} at the start, ${load} at the end).
 The ingestion benchmark's load: ${CLIENTS} clients sending batches of ${BATCH_SIZE} events (25 journeys of four ~1 KB events),
-${BATCHES} batches per run after ${WARMUP_BATCHES} to warm up, from a child process. Three kinds of run alternate, ${RUNS} of each;
-medians reported. *Without findings*: the analyzer stopped, ingestion marking journeys for it as always (the marks are
-dropped between runs). *With findings*: as \`src/main.ts\` runs by default, ingestion computing the findings of the journeys
-whose events all come in its batch (\`FINDINGS_AT_INGEST\`, all of this load's) and the analyzer running in the server's
-process for the rest. *Analyzer only*: \`FINDINGS_AT_INGEST=false\`, the analyzer doing all of it.
-A run lasts a few seconds, a burst: the analyzer's work left when it ends is done after it, with the cores to
-itself, where a load that goes on would have it take them from ingestion. The sustained rate counts that work: the
-load's events over the time until the findings of all of them are stored; the target is read on it.
+${BATCHES} batches per run after ${WARMUP_BATCHES} to warm up, from a child process. Runs without and with the analyzer
+alternate, ${RUNS} of each; medians reported. Without it, ingestion still marks journeys for it, as always (the marks
+are dropped between runs); with it, it runs in the server's process as \`src/main.ts\` runs it. A run lasts a few
+seconds, a burst: the analyzer's work left when it ends is done after it, with the cores to itself, where a load that
+goes on would have it take them from ingestion. The sustained rate counts that work: the load's events over the time
+until the findings of all of them are stored; the target is read on it.
 
-| Figure | Without findings | With findings | Analyzer only | Target |
-|---|---|---|---|---|
-| Batch rate during the load | ${f(rate('none'))} events/s | ${f(rate('ingest'))} events/s (−${f(burstLost('ingest') * 100, 1)} %) | ${f(rate('analyzer'))} events/s (−${f(burstLost('analyzer') * 100, 1)} %) | |
-| Sustained rate: events over the time until their findings are stored | ${f(sustained('none'))} events/s | ${f(sustained('ingest'))} events/s | ${f(sustained('analyzer'))} events/s | |
-| Sustained rate lost to findings | | ${f(slowdown * 100, 1)} % | ${f(lost('analyzer') * 100, 1)} % | at most ${f(TARGET_SLOWDOWN * 100)} % ${slowdown <= TARGET_SLOWDOWN ? '(met)' : '(not met)'} |
-| Lag during the load, median / p95 / max | | ${lagCell('ingest')} | ${lagCell('analyzer')} | findings within ${TARGET_LAG_S} s ${maxLag <= TARGET_LAG_S ? '(met)' : '(not met)'} |
-| Journeys left to the analyzer at the end of the load (median) | | ${f(median(runs.ingest.map((r) => r.leftToAnalyzer)))} | ${f(median(runs.analyzer.map((r) => r.leftToAnalyzer)))} | |
-| Time from the end of the load to no journey pending (median) | | ${f(median(runs.ingest.map((r) => r.drainMs)))} ms | ${f(median(runs.analyzer.map((r) => r.drainMs)))} ms | |
-| CPU per event, server + PostgreSQL | ${f(node('none'))} + ${f(postgres('none'))} µs | ${f(node('ingest'))} + ${f(postgres('ingest'))} µs (+${f((cpu('ingest') / cpu('none') - 1) * 100)} %) | ${f(node('analyzer'))} + ${f(postgres('analyzer'))} µs (+${f((cpu('analyzer') / cpu('none') - 1) * 100)} %) | |
-| Server event loop busy during the load | ${f(median(runs.none.map((r) => r.elu)) * 100)} % | ${f(median(runs.ingest.map((r) => r.elu)) * 100)} % | ${f(median(runs.analyzer.map((r) => r.elu)) * 100)} % | |
+| Figure | Without the analyzer | With the analyzer | Target |
+|---|---|---|---|
+| Batch rate during the load | ${f(rate('none'))} events/s | ${f(rate('analyzer'))} events/s (−${f(burstLost('analyzer') * 100, 1)} %) | |
+| Sustained rate: events over the time until their findings are stored | ${f(sustained('none'))} events/s | ${f(sustained('analyzer'))} events/s | |
+| Sustained rate lost to the analyzer | | ${f(slowdown * 100, 1)} % | at most ${f(TARGET_SLOWDOWN * 100)} % ${slowdown <= TARGET_SLOWDOWN ? '(met)' : '(not met)'} |
+| Lag during the load, median / p95 / max | | ${lagCell('analyzer')} | findings within ${TARGET_LAG_S} s ${maxLag <= TARGET_LAG_S ? '(met)' : '(not met)'} |
+| Time from the end of the load to no journey pending (median) | | ${f(median(runs.analyzer.map((r) => r.drainMs)))} ms | |
+| CPU per event, server + PostgreSQL | ${f(node('none'))} + ${f(postgres('none'))} µs | ${f(node('analyzer'))} + ${f(postgres('analyzer'))} µs (+${f((cpu('analyzer') / cpu('none') - 1) * 100)} %) | |
+| Server event loop busy during the load | ${f(median(runs.none.map((r) => r.elu)) * 100)} % | ${f(median(runs.analyzer.map((r) => r.elu)) * 100)} % | |
 
 The analyzer alone (the load ingested with no analyzer, then analysed with no ingestion meanwhile): ${f(solo.journeysPerSecond)} journeys
-per second, ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs of CPU per journey (server + PostgreSQL): what a journey whose
-events come in several batches costs, on top of its ingestion.
+per second, ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs of CPU per journey (server + PostgreSQL).
 
 Lag is sampled every ${LAG_SAMPLE_MS} ms as \`service_findings_lag_seconds\` computes it: the age of the oldest journey
-change the analyzer has not stored findings for, so the longest any journey waited for its findings (a journey whose
-findings ingestion computed waits for none: they commit with its events).
+change the analyzer has not stored findings for, so the longest any journey waited for its findings.
 CPU is counted from the start of each load (warm-up included) until its last journey is analysed: the server's process
 (\`process.cpuUsage\`: ingestion, and the analyzer when it runs) and every PostgreSQL process (\`/proc\`, Linux), per event
 ingested; the load generator's own CPU is not counted. Unlike the rates it hardly depends on what else the machine runs, and

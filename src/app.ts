@@ -193,7 +193,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     warmup: createStatisticsWarmup(deps.pool, deps.logger),
     keyFreshness: createKeyFreshness(deps.pool, deps.keyring),
     ...(deps.ingestPrepareSliceMs === undefined ? {} : { prepareSliceMs: deps.ingestPrepareSliceMs }),
-    findingsAtIngest: deps.config.findingsAtIngest ? { metrics: deps.metrics } : null,
   };
   registerIngestRoutes(app, {
     ...ingestDeps,

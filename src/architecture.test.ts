@@ -56,8 +56,8 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   // The read-time diff the interface's event diff shows; the changes walk and its event limit,
   // from which the findings analyzer takes its lost and changed verdicts.
   forensics: ['read-diff.ts', 'journey-changes.ts', 'limits.ts'],
-  // Expectations for the CLI; the analyzer for the server entry; findings computed by ingestion.
-  findings: ['expectations.ts', 'analyzer.ts', 'at-ingest.ts'],
+  // Expectations for the CLI; the analyzer and its test kit for the server entry.
+  findings: ['expectations.ts', 'analyzer.ts'],
   // Alert rules and their delivery log for the CLI.
   alerts: ['rules.ts'],
   // The demo data set the CLI's demo command sends.

@@ -77,7 +77,6 @@ describe('loadConfig defaults', () => {
       ingestCoalesceMaxWaitMs: 2,
       ingestCoalesceMaxEvents: 100,
       findingsAnalyzerEnabled: true,
-      findingsAtIngest: true,
       alertAllowedHosts: null,
       otlpEnabled: false,
       otlpMaxRequestBytes: 4_194_304,
@@ -116,7 +115,6 @@ describe('loadConfig defaults', () => {
       INGEST_COALESCE_MAX_WAIT_MS: '5',
       INGEST_COALESCE_MAX_EVENTS: '32',
       FINDINGS_ANALYZER_ENABLED: 'false',
-      FINDINGS_AT_INGEST: 'false',
       ALERT_ALLOWED_HOSTS: 'Hooks.Example.com, alerts.example.com',
       PUBLIC_URL: 'https://JTrace.Example.com:443/',
       EMBEDDED_PG_PORT: '54400',
@@ -148,7 +146,6 @@ describe('loadConfig defaults', () => {
       ingestCoalesceMaxWaitMs: 5,
       ingestCoalesceMaxEvents: 32,
       findingsAnalyzerEnabled: false,
-      findingsAtIngest: false,
       alertAllowedHosts: ['hooks.example.com', 'alerts.example.com'],
       publicOrigin: 'https://jtrace.example.com',
       embeddedPgPort: 54400,
@@ -184,7 +181,6 @@ describe('loadConfig defaults', () => {
       'OTLP_ENABLED',
       'OTLP_MAX_REQUEST_BYTES',
       'FINDINGS_ANALYZER_ENABLED',
-      'FINDINGS_AT_INGEST',
       'INGEST_COALESCE_MAX_WAIT_MS',
       'INGEST_COALESCE_MAX_EVENTS',
       'ALERT_ALLOWED_HOSTS',
@@ -315,14 +311,6 @@ describe('loadConfig booleans, log level, database URL', () => {
     expect(loadConfig({ ALLOW_FULL_PAYLOAD_CAPTURE: 'false' }).allowFullPayloadCapture).toBe(false);
     for (const value of ['yes', 'no', '1', '0', 'on', 'truee']) {
       configError({ ALLOW_FULL_PAYLOAD_CAPTURE: value }, 'ALLOW_FULL_PAYLOAD_CAPTURE');
-    }
-  });
-
-  it('reads FINDINGS_ANALYZER_ENABLED and FINDINGS_AT_INGEST as true or false only, true by default', () => {
-    expect(loadConfig({})).toMatchObject({ findingsAnalyzerEnabled: true, findingsAtIngest: true });
-    expect(loadConfig({ FINDINGS_AT_INGEST: 'false' }).findingsAtIngest).toBe(false);
-    for (const name of ['FINDINGS_ANALYZER_ENABLED', 'FINDINGS_AT_INGEST']) {
-      for (const value of ['yes', '0', 'False']) configError({ [name]: value }, name);
     }
   });
 

@@ -65,8 +65,6 @@ export interface Config {
   ingestCoalesceMaxEvents: number;
   /** FINDINGS_ANALYZER_ENABLED: this process may run the findings analyzer (docs/findings.md). */
   findingsAnalyzerEnabled: boolean;
-  /** FINDINGS_AT_INGEST: a batch computes the findings of the journeys it brings whole (docs/findings.md). */
-  findingsAtIngest: boolean;
   /** ALERT_ALLOWED_HOSTS: hosts alert webhooks may be sent to; null = unset. */
   alertAllowedHosts: string[] | null;
   /**
@@ -146,7 +144,6 @@ const VARIABLES = {
   // At most a batch: the shared transaction is never larger than one POST /v1/events/batch.
   INGEST_COALESCE_MAX_EVENTS: variable(wholeNumber(0, MAX_BATCH_EVENTS).default(MAX_BATCH_EVENTS)),
   FINDINGS_ANALYZER_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('true')),
-  FINDINGS_AT_INGEST: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('true')),
   ALERT_ALLOWED_HOSTS: variable(text()),
   OTLP_MAX_REQUEST_BYTES: variable(
     wholeNumber(MIN_OTLP_MAX_REQUEST_BYTES, MAX_OTLP_MAX_REQUEST_BYTES).default(DEFAULT_OTLP_MAX_REQUEST_BYTES),
@@ -308,7 +305,6 @@ hostList(vars.REPLAY_ALLOWED_HOSTS),
     ingestCoalesceMaxWaitMs: vars.INGEST_COALESCE_MAX_WAIT_MS,
     ingestCoalesceMaxEvents: vars.INGEST_COALESCE_MAX_EVENTS,
     findingsAnalyzerEnabled: vars.FINDINGS_ANALYZER_ENABLED === 'true',
-    findingsAtIngest: vars.FINDINGS_AT_INGEST === 'true',
     alertAllowedHosts: hostList(vars.ALERT_ALLOWED_HOSTS),
     sessionIdleMinutes: vars.SESSION_IDLE_MINUTES,
     sessionMaxHours: vars.SESSION_MAX_HOURS,

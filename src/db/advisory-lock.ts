@@ -21,12 +21,6 @@ export const ADVISORY_LOCK_KEYS = {
   findings: 7_314_004,
   /** The alert dispatcher: one instance sends from the outbox. */
   alerts: 7_314_005,
-  /**
-   * A project's expectations, as the first of two keys (the second: the project): saving one
-   * takes it alone, a batch computing findings of the journeys it creates takes it shared
-   * (src/findings/at-ingest.ts).
-   */
-  expectations: 7_314_006,
   /** Creating the daily partitions of events ahead (src/db/event-partitions.ts). */
   eventPartitions: 7_314_017,
 } as const;

@@ -18,7 +18,7 @@ const JOURNEYS = 600;
 const VARIANTS: Variant[] = ['lost', 'kept', 'transit', 'retry', 'missing-publish', 'reordered'];
 
 beforeAll(async () => {
-  fx = await createReadFixture(undefined, { findingsAtIngest: false });
+  fx = await createReadFixture();
   const events = Array.from({ length: JOURNEYS }, (_, i) => contactJourney(`jrn-${String(i).padStart(4, '0')}`, VARIANTS[i % VARIANTS.length]!)).flat();
   await ingest(fx, 'production', events);
 }, 120_000);

@@ -17,7 +17,7 @@ const analyzer = (extra: Parameters<typeof quietAnalyzer>[1] = {}) => {
 };
 
 beforeAll(async () => {
-  fx = await createReadFixture(undefined, { findingsAtIngest: false });
+  fx = await createReadFixture();
 });
 afterEach(async () => {
   while (analyzers.length > 0) await analyzers.pop()!.stop();

@@ -1,6 +1,5 @@
 // SQL of expectations: one row per project and entity type (migration 0007).
 
-import { ADVISORY_LOCK_KEYS } from '../db/advisory-lock.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Expectation } from './expectation-input.ts';
 import { markEntityType } from './pending-sql.ts';
@@ -43,32 +42,10 @@ export async function selectExpectations(db: Queryable, projectId: string): Prom
 }
 
 /**
- * The project's expectations, for as long as the caller's transaction lasts: shared by batches
- * that compute findings of the journeys they create, alone by a change of an expectation. A
- * change then waits for those batches to commit before it marks the entity type's journeys
- * (those journeys included), and a batch that starts after it reads the new expectation.
- */
-export async function lockExpectations(db: Queryable, projectId: string, mode: 'shared' | 'alone'): Promise<void> {
-  const lock = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
-  await db.query(`SELECT ${lock}($1, hashtext($2))`, [ADVISORY_LOCK_KEYS.expectations, projectId]);
-}
-
-/** The expectations of some entity types of one project, by entity type. */
-export async function selectExpectationsOf(db: Queryable, projectId: string, entityTypes: string[]): Promise<Map<string, StoredExpectation>> {
-  const result = await db.query<ExpectationRecord>({
-    name: 'expectations-of-entity-types',
-    text: `SELECT ${COLUMNS} FROM expectations WHERE project_id = $1 AND entity_type = ANY($2::text[])`,
-    values: [projectId, entityTypes],
-  });
-  return new Map(result.rows.map((row) => [row.entity_type, fromRecord(row)]));
-}
-
-/**
  * Saves the expectation and marks the entity type's journeys for analysis again, so their
  * overdue and skipped_step findings follow the new expectation.
  */
 export async function upsertExpectation(db: Queryable, projectId: string, entityType: string, expectation: Expectation): Promise<StoredExpectation> {
-  await lockExpectations(db, projectId, 'alone');
   const result = await db.query<ExpectationRecord>(
     `INSERT INTO expectations (project_id, entity_type, steps, final_step, max_gap_seconds, deadline_seconds, updated_at)
      VALUES ($1, $2, $3::jsonb, $4, $5, $6, now())
@@ -82,7 +59,6 @@ export async function upsertExpectation(db: Queryable, projectId: string, entity
 }
 
 export async function deleteExpectation(db: Queryable, projectId: string, entityType: string): Promise<boolean> {
-  await lockExpectations(db, projectId, 'alone');
   const result = await db.query('DELETE FROM expectations WHERE project_id = $1 AND entity_type = $2', [projectId, entityType]);
   if ((result.rowCount ?? 0) === 0) return false;
   await markEntityType(db, projectId, entityType);

@@ -17,8 +17,7 @@ export function parseExpectation(body: unknown): { ok: true; value: Expectation 
 
 /**
  * Saves it; the entity type's journeys are analysed again against it. One transaction: the
- * expectation and the marks of its journeys commit together, under the project's expectations
- * lock (expectations-sql.ts, lockExpectations).
+ * expectation and the marks of its journeys commit together, or neither does.
  */
 export async function saveExpectation(pool: Pool, projectId: string, entityType: string, expectation: Expectation): Promise<StoredExpectation> {
   return withTransaction(pool, (client) => upsertExpectation(client, projectId, entityType, expectation));

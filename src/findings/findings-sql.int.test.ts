@@ -8,7 +8,7 @@ import { journeyFindings, storedFindings } from './test-kit.ts';
 
 let fx: ReadFixture;
 beforeAll(async () => {
-  fx = await createReadFixture(undefined, { findingsAtIngest: false });
+  fx = await createReadFixture();
 });
 afterAll(async () => fx.close());
 

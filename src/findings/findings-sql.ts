@@ -131,7 +131,7 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
     if (before === null || !unchanged(before, after)) writes.add(journey, after);
   }
   if (cleared.length === 0) return 0;
-  const written = writes.rows(now, FIRST_CELL);
+  const written = writes.rows(now);
   const result = await db.query<{ cleared: number }>(
     `WITH ${written.sql === null ? '' : `written AS (
        ${insertRows(written.sql, '$6')}
@@ -169,7 +169,7 @@ function insertRows(values: string, now: string): string {
 /** A row's cells in the statement's VALUES, each one parameter cast to its column's type. */
 const CELL_TYPES = ['uuid', 'text', 'uuid', 'text', 'timestamptz', 'timestamptz', 'text[]', 'text[]', 'int2[]', 'boolean[]', 'int2[]',
   'text[]', 'text[]', 'text[]', 'timestamptz[]'] as const;
-/** Parameters of storeAnalyses before the rows' cells (the emptied and the cleared journeys, now). */
+/** Parameters before the rows' cells (the emptied and the cleared journeys, now). */
 const FIRST_CELL = 7;
 
 /**
@@ -198,7 +198,7 @@ class Writes {
     return [this.gone.map((j) => j.projectId), this.gone.map((j) => j.id)];
   }
 
-  rows(now: Date, firstCell: number): { sql: string | null; values: unknown[] } {
+  rows(now: Date): { sql: string | null; values: unknown[] } {
     if (this.stored.length === 0) return { sql: null, values: [] };
     const nowMs = now.getTime();
     const values: unknown[] = [];
@@ -234,29 +234,13 @@ class Writes {
         stepServices.plain(element(row.step_services[i]));
         stepNames.plain(element(row.step_names[i]));
       }
-      const first = firstCell + values.length;
+      const first = FIRST_CELL + values.length;
       tuples.push(`(${CELL_TYPES.map((type, cell) => `$${first + cell}::${type}`).join(', ')})`);
       values.push(journey.projectId, journey.id, row.environment_id, row.entity_type, row.observed_at, new Date(last),
         ...[kind, path, stepAt, inTransit, fromAt, stepIds, stepServices, stepNames].map(String), allNow ? null : String(firstFound));
     });
     return { sql: tuples.join(', '), values };
   }
-}
-
-/**
- * The findings of journeys this transaction created (ingestion computes those whose events all
- * came in its batch): no row can exist yet, none is read back, each is written as found now.
- */
-export async function insertNewJourneyFindings(db: Queryable, analysed: AnalysedJourney[], now: Date): Promise<void> {
-  const writes = new Writes();
-  for (const { journey, findings } of analysed) {
-    if (findings.length === 0) continue;
-    const arrays = arraysOf(findings);
-    writes.add(journey, { ...arrays, environment_id: journey.environmentId, entity_type: journey.entityType, observed_at: journey.lastEventAt, first_found_at: arrays.kind.map(() => now) });
-  }
-  const written = writes.rows(now, 2);
-  if (written.sql === null) return;
-  await db.query(insertRows(written.sql, '$1'), [now, ...written.values]);
 }
 
 function stepAt(row: FindingArrays, at: number | null | undefined): FindingStep | null {

@@ -2,16 +2,26 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createReadFixture, get, ingest, type EventInput, type ReadFixture } from '../query/test-fixtures.ts';
 import type { Analyzer } from './analyzer.ts';
-import { drainAll, pendingCount, quietAnalyzer, storedFindings } from './test-kit.ts';
+import { drainAll, quietAnalyzer, storedFindings } from './test-kit.ts';
 
 /**
  * The analyzer's lost and changed findings are the forensics routes' verdicts: for random
  * journeys, exactly the lost and changed rows of GET /v1/journeys/:journeyId/changes, every
- * step of each, in its order. Whether ingestion computed them (the journey came whole in one
- * batch) or the analyzer did.
+ * step of each, in its order.
  */
 
+let fx: ReadFixture;
+let analyzer: Analyzer;
 let serial = 0;
+
+beforeAll(async () => {
+  fx = await createReadFixture();
+  analyzer = quietAnalyzer(fx.db.pool);
+});
+afterAll(async () => {
+  await analyzer.stop();
+  await fx.close();
+});
 
 const value = fc.oneof(fc.constantFrom(null, 'x', 'y', '[REDACTED]', 1, 2), fc.constant({ n: 1 }));
 const payload = fc.option(
@@ -26,21 +36,7 @@ interface RouteChange {
   steps: Array<{ eventId: string; service: string; name: string; inTransit: boolean; from: unknown }>;
 }
 
-describe.each([
-  { by: 'ingestion', findingsAtIngest: true },
-  { by: 'the analyzer', findingsAtIngest: false },
-])('verdicts computed by $by', ({ findingsAtIngest }) => {
-  let fx: ReadFixture;
-  let analyzer: Analyzer;
-  beforeAll(async () => {
-    fx = await createReadFixture(undefined, { findingsAtIngest });
-    analyzer = quietAnalyzer(fx.db.pool);
-  });
-  afterAll(async () => {
-    await analyzer.stop();
-    await fx.close();
-  });
-
+describe('analyzer verdicts', () => {
   it('equal the forensics routes on random journeys', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (steps) => {
@@ -56,7 +52,6 @@ describe.each([
           ...(s.output === null ? {} : { output: s.output }),
         }));
         await ingest(fx, 'production', events);
-        expect(await pendingCount(fx.db.pool)).toBe(findingsAtIngest ? 0 : 1);
         await drainAll(analyzer, fx.db.pool);
         const found = (await storedFindings(fx.db.pool, fx.projectId, journeyId)).filter((f) => f.kind === 'lost' || f.kind === 'changed');
 

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { Keyring } from '../crypto/keyring.ts';
 import { isStatementTimeout, withTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { AppError } from '../http/errors.ts';
-import type { Metrics } from '../metrics/metrics.ts';
 import { workSlicer } from '../runtime/work-slices.ts';
 import type { EnvironmentRow } from '../projects/environments-sql.ts';
 import type { KeyFreshness } from '../rotation/key-mismatch.ts';
@@ -10,7 +9,7 @@ import { getEventDetail, getJourneyDetail } from '../query/details.ts';
 import { prepareEvent, type PrepareContext, type Refusal } from './prepare.ts';
 import type { MicrosClock } from './received-clock.ts';
 import type { StatisticsWarmup } from './statistics-warmup.ts';
-import { ConcurrentWriteError, storeEvents, type FindingsAtIngest, type StoreInput, type StoreVerdict } from './store.ts';
+import { ConcurrentWriteError, storeEvents, type StoreInput, type StoreVerdict } from './store.ts';
 
 export interface IngestDeps {
   pool: Pool;
@@ -24,11 +23,6 @@ export interface IngestDeps {
   keyFreshness?: KeyFreshness;
   /** How long a batch's preparation runs before it hands the event loop back; PREPARE_SLICE_MS by default. */
   prepareSliceMs?: number;
-  /**
-   * FINDINGS_AT_INGEST: a batch computes the findings of the journeys whose events all come in
-   * it (src/findings/at-ingest.ts), counted in these metrics as the analyzer counts its own.
-   */
-  findingsAtIngest?: { metrics: Pick<Metrics, 'findingsAnalysed' | 'findingsStored'> } | null;
 }
 
 /**
@@ -87,22 +81,13 @@ export function toResult(verdict: StoreVerdict): EventResult {
 export async function storeWithRetry(deps: IngestDeps, scope: IngestScope, inputs: StoreInput[]): Promise<StoreVerdict[]> {
   const storeScope = { projectId: scope.projectId, environmentId: scope.environment.id };
   for (let attempt = 1; ; attempt++) {
-    let found: Parameters<NonNullable<FindingsAtIngest['found']>>[0] | null = null;
-    const findings: FindingsAtIngest | null = deps.findingsAtIngest ? { nowMs: Math.floor(deps.micros() / 1000), found: (counts) => (found = counts) } : null;
     try {
-      const verdicts = await withTransaction(deps.pool, (client) => storeEvents(client, deps.keyring, storeScope, inputs, findings));
-      if (found !== null) countFindings(deps.findingsAtIngest!.metrics, found);
-      return verdicts;
+      return await withTransaction(deps.pool, (client) => storeEvents(client, deps.keyring, storeScope, inputs));
     } catch (error) {
       const retriable = error instanceof ConcurrentWriteError || (error as { code?: string }).code === UNIQUE_VIOLATION;
       if (!retriable || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
-}
-
-function countFindings(metrics: Pick<Metrics, 'findingsAnalysed' | 'findingsStored'>, found: { journeys: number; byKind: Map<string, number> }): void {
-  metrics.findingsAnalysed.inc(found.journeys);
-  for (const [kind, count] of found.byKind) metrics.findingsStored.inc({ kind }, count);
 }
 
 /**

@@ -166,8 +166,7 @@ type NewJourneyRow = ReturnType<typeof summaryRecord> & { environment_id: string
 /**
  * New journeys, new aliases and search tokens in one statement (one round trip). Each journey
  * written here and in updateJourneys is marked for the findings analyzer in the same statement,
- * so the mark commits with the events (migrations 0007, 0019), except the new journeys whose
- * findings the batch computes itself (src/findings/at-ingest.ts). Aliases go in in batch order (refs
+ * so the mark commits with the events (migrations 0007, 0019). Aliases go in in batch order (refs
  * increase with it, so ids keep first-stored order). Tokens of journeys created here cannot
  * exist yet and are inserted plainly; those of stored journeys skip what is already there.
  * The foreign-key checks of aliases and tokens run at the end of the statement, when the new
@@ -176,7 +175,7 @@ type NewJourneyRow = ReturnType<typeof summaryRecord> & { environment_id: string
 export async function insertJourneysAliasesTokens(
   db: Queryable,
   projectId: string,
-  rows: { journeys: NewJourneyRow[]; aliases: NewAliasRow[]; newJourneyTokens: TokenRow[]; storedJourneyTokens: TokenRow[]; analysedJourneyIds: string[] },
+  rows: { journeys: NewJourneyRow[]; aliases: NewAliasRow[]; newJourneyTokens: TokenRow[]; storedJourneyTokens: TokenRow[] },
 ): Promise<{ journeysInserted: number; aliasIds: Map<number, number> }> {
   const columns = (tokens: TokenRow[]) => [tokens.map((t) => t.token), tokens.map((t) => t.journey_id), tokens.map((t) => t.kind), tokens.map((t) => t.key_id)];
   const result = await db.query<{ journeys: number; aliases: Array<[number, number]> }>({
@@ -195,7 +194,7 @@ export async function insertJourneysAliasesTokens(
        RETURNING id
      ), new_marks AS (
        INSERT INTO journey_findings_pending (project_id, journey_id, pending, pending_at)
-       SELECT $1, id, nextval('journey_findings_pending_seq'), now() FROM new_journeys WHERE id <> ALL($12::text[])
+       SELECT $1, id, nextval('journey_findings_pending_seq'), now() FROM new_journeys
      ), alias_input AS (
        SELECT r.* FROM jsonb_to_recordset($3::jsonb) AS r(ref int, journey_id text, alias_type text,
          value_encrypted text, token text, token_key_id text, displayable boolean, display_value text)
@@ -215,8 +214,7 @@ export async function insertJourneysAliasesTokens(
             (SELECT COALESCE(json_agg(json_build_array(alias_input.ref, new_aliases.id)), '[]') FROM new_aliases
                JOIN alias_input ON alias_input.journey_id = new_aliases.journey_id AND alias_input.alias_type = new_aliases.alias_type
                 AND alias_input.token = new_aliases.token) AS aliases`,
-    values: [projectId, JSON.stringify(rows.journeys), JSON.stringify(rows.aliases), ...columns(rows.newJourneyTokens), ...columns(rows.storedJourneyTokens),
-      rows.analysedJourneyIds],
+    values: [projectId, JSON.stringify(rows.journeys), JSON.stringify(rows.aliases), ...columns(rows.newJourneyTokens), ...columns(rows.storedJourneyTokens)],
   });
   const row = result.rows[0]!;
   return { journeysInserted: row.journeys, aliasIds: new Map(row.aliases.map(([ref, id]) => [ref, Number(id)])) };

@@ -1,5 +1,4 @@
 import type { EventClass } from '../protocol/envelope-types.ts';
-import { compareCodePoints } from '../protocol/code-point-order.ts';
 
 /**
  * The journey summary algorithm of event protocol 3.4, as a pure function over one stored
@@ -39,7 +38,17 @@ export interface SummaryEvent {
   journeyLabel?: string;
 }
 
-export { compareCodePoints };
+/** Compares strings by code point (= UTF-8 byte order), not by UTF-16 unit. */
+export function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x < y ? -1 : 1;
+    if (x > 0xffff) i++;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
 
 export function compareTimeline(a: TimelineKey, b: TimelineKey): number {
   if (a.timestampMs !== b.timestampMs) return a.timestampMs < b.timestampMs ? -1 : 1;

@@ -9,9 +9,9 @@ import { classifyEvent } from '../protocol/envelope.ts';
 import { findAliases, findEvents, lockJourneys, type EventRow, type ExistingAlias } from './ingest-sql.ts';
 import { applyEvent, newJourneyState, type SummaryEvent } from './journey-summary.ts';
 import { unstorableRefusal, type PreparedEvent, type Refusal } from './prepare.ts';
-import { ConcurrentWriteError, writeBatch, type AliasSlot, type BatchPlan, type FindingsAtIngest, type StoreScope, type WorkingJourney } from './write-batch.ts';
+import { ConcurrentWriteError, writeBatch, type AliasSlot, type BatchPlan, type StoreScope, type WorkingJourney } from './write-batch.ts';
 
-export { ConcurrentWriteError, type FindingsAtIngest, type StoreScope };
+export { ConcurrentWriteError, type StoreScope };
 
 export type StoreVerdict =
   | { status: 'accepted'; eventId: string; journeyId: string; duplicate: boolean }
@@ -46,7 +46,6 @@ export async function storeEvents(
   keyring: Keyring,
   scope: StoreScope,
   inputs: StoreInput[],
-  findings: FindingsAtIngest | null = null,
 ): Promise<StoreVerdict[]> {
   const { plan, existingEvents } = await readBatch(db, keyring, scope, inputs);
   const verdicts: StoreVerdict[] = [];
@@ -54,7 +53,7 @@ export async function storeEvents(
     const refused = verdictWithoutWrite(keyring, scope, plan, existingEvents, input.prepared);
     verdicts.push(refused ?? planEvent(keyring, scope, plan, input));
   }
-  await writeBatch(db, keyring, scope, plan, findings);
+  await writeBatch(db, keyring, scope, plan);
   return verdicts;
 }
 

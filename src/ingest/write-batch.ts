@@ -1,12 +1,9 @@
 // What a batch writes, gathered in memory while its verdicts are decided (store.ts), and the
-// statements that write it, in one order: journeys, aliases and tokens, then events, then the
-// findings of the journeys it created whole.
+// statements that write it, in one order: journeys, aliases and tokens, then events.
 
 import { encryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/pool.ts';
-import { analyseCreatedJourneys, type CreatedJourneyFindings } from '../findings/at-ingest.ts';
-import { createdJourneys } from './created-journeys.ts';
 import {
   clearAliasDisplay,
   insertEvents,
@@ -63,20 +60,8 @@ export interface BatchPlan {
   nextRef: number;
 }
 
-/** Findings of the journeys a batch creates whole, computed in its transaction (src/findings/at-ingest.ts). */
-export interface FindingsAtIngest {
-  /** The time the findings are found at (first and last found). */
-  nowMs: number;
-  /** Told what the batch found, before it commits. */
-  found?: (counts: ReturnType<CreatedJourneyFindings['counts']>) => void;
-}
-
-/**
- * Journeys, aliases and tokens first (events refer to journeys and list alias ids), then events,
- * then findings (they refer to journeys). With `findings`, the journeys this batch creates are
- * analysed first and get no mark for the analyzer.
- */
-export async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreScope, writes: BatchPlan, findings: FindingsAtIngest | null): Promise<void> {
+/** Journeys, aliases and tokens first (events refer to journeys and list alias ids), then events. */
+export async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreScope, writes: BatchPlan): Promise<void> {
   // New journeys go in in id order, as existing ones are locked: two batches creating the same
   // journeys in different orders would otherwise deadlock (concurrency.int.test.ts).
   const created = [...writes.journeys].filter(([, j]) => j.isNew).sort(([a], [b]) => compareCodePoints(a, b));
@@ -89,9 +74,6 @@ export async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreSc
     seen.add(key);
     (writes.journeys.get(token.journey_id)?.isNew ? newJourneyTokens : storedJourneyTokens).push(token);
   }
-  const found = findings === null || created.length === 0
-    ? null
-    : await analyseCreatedJourneys(db, scope.projectId, createdJourneys(created, writes.eventRows.map((e) => e.row)), findings.nowMs);
   const { journeysInserted, aliasIds } = await insertJourneysAliasesTokens(db, scope.projectId, {
     journeys: created.map(([id, j]) => ({
       ...summaryRecord(id, j.state),
@@ -102,7 +84,6 @@ export async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreSc
     aliases: writes.newAliases,
     newJourneyTokens,
     storedJourneyTokens,
-    analysedJourneyIds: found === null ? [] : [...found.analysed],
   });
   if (journeysInserted !== created.length) throw new ConcurrentWriteError('a journey was created concurrently');
   await updateJourneys(
@@ -115,8 +96,4 @@ export async function writeBatch(db: Queryable, keyring: Keyring, scope: StoreSc
     row.stated_alias_ids = slots.map((slot) => slot.id ?? aliasIds.get(slot.ref)!);
   }
   await insertEvents(db, scope.projectId, writes.eventRows.map((e) => e.row));
-  if (found !== null) {
-    await found.store(db);
-    findings!.found?.(found.counts());
-  }
 }

@@ -95,12 +95,12 @@ export function createMetrics(pool?: Pool) {
   for (const table of UNREADABLE_VALUE_TABLES) unreadableValues.set({ table }, 0);
   const findingsAnalysed = new Counter({
     name: 'service_findings_journeys_analysed_total',
-    help: 'Journeys whose findings the analyzer, or ingestion for a journey that came whole in one batch, computed and stored.',
+    help: 'Journeys whose findings the analyzer computed and stored.',
     registers: [registry],
   });
   const findingsStored = new Counter({
     name: 'service_findings_stored_total',
-    help: 'Findings stored by the analyzer or ingestion, by kind (a journey analysed again counts its findings again).',
+    help: 'Findings stored by the analyzer, by kind (a journey analysed again counts its findings again).',
     labelNames: ['kind'] as const,
     registers: [registry],
   });

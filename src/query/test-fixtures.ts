@@ -5,8 +5,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { createApiKey } from '../auth/api-key-service.ts';
-import type { Config } from '../config/config.ts';
-import type { Metrics } from '../metrics/metrics.ts';
 import { createKeyring } from '../crypto/keyring.ts';
 import { createProject } from '../projects/projects-sql.ts';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, buildTestApp } from '../../test/helpers/app.ts';
@@ -31,22 +29,16 @@ export interface EventInput {
 export interface ReadFixture {
   db: TestDatabase;
   app: FastifyInstance;
-  /** The app's metrics (its registry is what /metrics answers). */
-  metrics: Metrics;
   projectId: string;
   /** API keys by environment name. */
   keys: Record<string, string>;
   close(): Promise<void>;
 }
 
-/**
- * A fresh database with project `acme` and API keys for `production` and `staging`. The
- * findings tests of the analyzer pass `{ findingsAtIngest: false }`, so that every journey
- * ingested waits for it.
- */
-export async function createReadFixture(now: () => number = () => NOW_MS, config: Partial<Config> = {}): Promise<ReadFixture> {
+/** A fresh database with project `acme` and API keys for `production` and `staging`. */
+export async function createReadFixture(now: () => number = () => NOW_MS): Promise<ReadFixture> {
   const db = await createTestDatabase();
-  const { app, deps } = await buildTestApp(db.pool, { keyring, now, config });
+  const { app } = await buildTestApp(db.pool, { keyring, now });
   const project = await createProject(db.pool, 'acme', 'Acme');
   const keys: Record<string, string> = {};
   for (const environment of ['production', 'staging']) {
@@ -56,7 +48,6 @@ export async function createReadFixture(now: () => number = () => NOW_MS, config
   return {
     db,
     app,
-    metrics: deps.metrics,
     projectId: project.id,
     keys,
     async close() {
