@@ -17,7 +17,7 @@ import pino from 'pino';
 import { startAnalyzer } from '../src/findings/analyzer.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { startBenchServer, type BenchServer } from './bench-server.ts';
-import { BATCH_SIZE, inChild } from './ingest-load.ts';
+import { BATCH_SIZE, inChild, type BatchShape } from './ingest-load.ts';
 import { replaceDocsSection } from './docs-section.ts';
 
 const CLIENTS = 8;
@@ -30,6 +30,9 @@ const TARGET_SLOWDOWN = 0.1;
 const DOCS = new URL('../docs/benchmarks.md', import.meta.url);
 /** FINDINGS_BENCH_ALONE=1: only the analyzer alone, RUNS times, printed and not written to the docs. */
 const ALONE_ONLY = process.env.FINDINGS_BENCH_ALONE === '1';
+/** FINDINGS_BENCH_SHAPE=carried: journeys whose steps lose nothing (bench/ingest-load.ts), in a section of their own. */
+const SHAPE: BatchShape = process.env.FINDINGS_BENCH_SHAPE === 'carried' ? 'carried' : 'steps';
+const HEADING = SHAPE === 'carried' ? '## Findings: a load whose steps lose nothing' : '## Findings';
 
 const f = (n: number, digits = 0) => n.toFixed(digits);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -90,7 +93,7 @@ async function run(server: BenchServer, mode: Mode) {
   })();
   const cpuBefore = { node: nodeCpuMs(), postgres: await postgresCpuMs(server) };
   const eluBefore = performance.eventLoopUtilization();
-  const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: WARMUP_BATCHES, count: BATCHES });
+  const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: WARMUP_BATCHES, count: BATCHES, shape: SHAPE });
   const loadEnded = performance.now();
   const elu = performance.eventLoopUtilization(eluBefore).utilization;
   let drainMs = 0;
@@ -117,7 +120,7 @@ async function run(server: BenchServer, mode: Mode) {
  * ingestion meanwhile. How fast it can go, and its CPU per journey, without ingestion competing for the cores.
  */
 async function alone(server: BenchServer) {
-  const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: 0, count: BATCHES });
+  const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: 0, count: BATCHES, shape: SHAPE });
   if (load.failures > 0) throw new Error(`${load.failures} batches failed`);
   const journeys = await pending(server);
   const before = { node: nodeCpuMs(), postgres: await postgresCpuMs(server), at: performance.now() };
@@ -173,11 +176,11 @@ async function main(): Promise<void> {
     const maxLag = lagsOf('analyzer').at(-1) ?? 0;
     const slowdown = lost('analyzer');
     const load = os.loadavg().map((n) => n.toFixed(1)).join(' / ');
-    const section = `## Findings
+    const section = `${HEADING}
 
 \`npm run bench:findings\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared, PostgreSQL ${server.postgresVersion}, embedded, fsync on;
 load average ${loadAtStart} at the start, ${load} at the end).
-The ingestion benchmark's load: ${CLIENTS} clients sending batches of ${BATCH_SIZE} events (25 journeys of four ~1 KB events),
+${SHAPE === 'carried' ? '`FINDINGS_BENCH_SHAPE=carried`: the ingestion benchmark\'s load with steps that pass their input on' : 'The ingestion benchmark\'s load'}: ${CLIENTS} clients sending batches of ${BATCH_SIZE} events (25 journeys of four ~1 KB events),
 ${BATCHES} batches per run after ${WARMUP_BATCHES} to warm up, from a child process. Runs without and with the analyzer
 alternate, ${RUNS} of each; medians reported. Without it, ingestion still marks journeys for it, as always (the marks
 are dropped between runs); with it, it runs in the server's process as \`src/main.ts\` runs it. A run lasts a few
@@ -204,12 +207,13 @@ CPU is counted from the start of each load (warm-up included) until its last jou
 (\`process.cpuUsage\`: ingestion, and the analyzer when it runs) and every PostgreSQL process (\`/proc\`, Linux), per event
 ingested; the load generator's own CPU is not counted. Unlike the rates it hardly depends on what else the machine runs, and
 it counts the analyzer's work whether done during the load or after it.
-${journeys} journeys and ${findings} findings at the end (${f(findings / Math.max(1, journeys))} per journey: each step's output has
-another shape than its input, so every input field reads as lost there; a worst case of findings to write,
+${journeys} journeys and ${findings} findings at the end (${f(findings / Math.max(1, journeys))} per journey: ${SHAPE === 'carried'
+  ? 'each step passes its input on with a status of its own, which changes from step to step; nothing is lost'
+  : "each step's output has another shape than its input, so every input field reads as lost there; a worst case of findings to write"},
 stored as one row per journey).
 `;
     process.stdout.write(`\n${section}`);
-    replaceDocsSection(DOCS, '## Findings', section);
+    replaceDocsSection(DOCS, HEADING, section);
   } finally {
     await server.stop();
   }
