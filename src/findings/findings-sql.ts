@@ -1,6 +1,6 @@
 // SQL of stored findings (migrations 0019, 0024): one row per journey with findings, the findings
-// as parallel arrays in the analyzer's order, the steps they name listed once. The analyzer replaces a batch's rows and clears their
-// marks (src/findings/pending-sql.ts) in one transaction.
+// as parallel arrays in the analyzer's order, the steps they name listed once. The analyzer
+// replaces a batch's rows and clears their marks (src/findings/pending-sql.ts) in one transaction.
 
 import type { Queryable } from '../db/pool.ts';
 import type { FindingKind, FindingStep, JourneyFinding } from './analyze.ts';

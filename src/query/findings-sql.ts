@@ -1,6 +1,6 @@
 // The findings the analyzer stored (src/findings/, migrations 0019 and 0024: one row per journey,
-// the findings as parallel arrays, the steps they name listed once), as the journey reads show them: a JSON array per journey, in the
-// analyzer's order.
+// the findings as parallel arrays, the steps they name listed once), as the journey reads show
+// them: a JSON array per journey, in the analyzer's order.
 
 /** The findings of journey row `j` as a JSON array; at most `limit` when given. */
 export function findingsJsonSql(limit: number | null): string {

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { drainAll, quietAnalyzer } from '../../src/findings/test-kit.ts';
 import { DEMO_JOURNEY_COUNT, DEMO_STALLED_JOURNEY, demoOutcome } from '../../src/web/demo-journeys.ts';
 import { useInterface } from './fixture.ts';
+import { expectSettingsLayout, formLayout, settingsFormLayout, type FormLayout } from './form-layout.ts';
 
 /** Findings in the interface over the demo, analysed once as the server's analyzer would. */
 describe('findings in the browser', () => {
@@ -19,6 +20,17 @@ describe('findings in the browser', () => {
     const opened = await ui.open('/ui/sign-in?next=' + encodeURIComponent(path));
     await ui.signIn(opened.page);
     return opened;
+  }
+
+  /** The form laid out as the settings forms are, at a phone's width and a laptop's; the page is left at the laptop's. */
+  async function expectFormLikeSettings(page: Page, form: string, what: string): Promise<void> {
+    const { page: settings } = await ui.open('/ui/');
+    for (const width of [390, 1280]) {
+      await settings.setViewportSize({ width, height: 900 });
+      const reference: FormLayout = await settingsFormLayout(settings, ui.server.baseUrl);
+      await page.setViewportSize({ width, height: 900 });
+      expectSettingsLayout(await formLayout(page.getByRole('form', { name: form })), reference, `${what} at ${width} px`);
+    }
   }
 
   it('shows a findings column and filters the list by finding', async () => {
@@ -68,6 +80,7 @@ describe('findings in the browser', () => {
     await saved.waitFor();
     expect(await saved.locator('tbody tr').first().textContent()).toContain('contact');
     await ui.checkAccessibility(page, 'the expectations page');
+    await expectFormLikeSettings(page, 'Expectation', 'the expectation form');
     await page.getByLabel('Entity type').fill('contact');
     await page.getByRole('button', { name: 'Suggest from history' }).click();
     await expect.poll(() => page.getByRole('status').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^Suggested from \d+ completed journeys/)]));
@@ -81,6 +94,7 @@ describe('findings in the browser', () => {
     const { page, guard } = await signedIn(`/ui/projects/${ui.demo.projectId}/alerts`);
     await page.getByRole('status').filter({ hasText: 'No alert rule yet.' }).waitFor();
     await ui.checkAccessibility(page, 'the alerts page');
+    await expectFormLikeSettings(page, 'New alert rule', 'the new-rule form');
     const form = page.getByRole('form', { name: 'New alert rule' });
     await form.getByLabel('Name').fill('Lost phone');
     await form.getByLabel('Field path (optional)').fill('customer.phone');

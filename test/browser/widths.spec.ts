@@ -3,6 +3,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { useInterface } from './fixture.ts';
+import { TEST_ADMIN_TOKEN } from './server.ts';
 import { adminApi, findKeptPhone, findLostPhone } from './subjects.ts';
 
 const WIDTHS = [
@@ -41,8 +42,17 @@ describe('every page at 390 and 1280 px', () => {
       ['a followed field', `${p}/journeys/${journey.journeyId}?field=customer.phone`, '.field-trail li.lost-here'],
       ['compare, choosing', `${p}/compare?a=${journey.journeyId}`, '.compare-pick li'],
       ['compare', `${p}/compare?a=${journey.journeyId}&b=${kept.journeyId}`, 'table.comparison tbody tr'],
+      ['expectations', `${p}/expectations`, 'table.settings-table tbody tr'],
+      ['alerts', `${p}/alerts`, 'table.settings-table tbody tr'],
       ['an unknown page', `${p}/no-such-page`, 'h1'],
     ];
+    // A rule with a long address, so the alerts page shows its table as well as its form.
+    const rule = await fetch(`${ui.server.baseUrl}/v1/projects/${ui.demo.projectId}/alert-rules`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Lost phone', kind: 'lost', path: 'customer.phone', threshold: { count: 3, windowMinutes: 10 }, channel: { type: 'webhook', url: 'http://127.0.0.1:9/hooks/jtrace/a-rather-long-path-for-a-phone' } }),
+    });
+    expect(rule.status).toBe(201);
     const { page } = await ui.open('/ui/sign-in');
     for (const size of WIDTHS) {
       await page.setViewportSize(size);

@@ -86,7 +86,7 @@ export function AlertRulesPage({ project }: { project: Project }) {
       {rules === null ? <Loading what="alert rules" /> : null}
       {rules && rules.length === 0 ? <p role="status">No alert rule yet.</p> : null}
       {rules && rules.length > 0 ? (
-        <table className="settings-table">
+        <table className="settings-table stack">
           <caption>Alert rules</caption>
           <thead>
             <tr>
@@ -100,17 +100,17 @@ export function AlertRulesPage({ project }: { project: Project }) {
           <tbody>
             {rules.map((rule) => (
               <tr key={rule.id}>
-                <td><UserText text={rule.name} /></td>
-                <td>
+                <td data-label="Rule"><UserText text={rule.name} /></td>
+                <td data-label="When">
                   {FINDING_LABELS[rule.kind]}
                   {rule.path ? <> <code><UserText text={rule.path} /></code></> : null}
                   {rule.environment ? <> in <UserText text={rule.environment} /></> : null} · at least {rule.threshold.count} in {rule.threshold.windowMinutes} min
                 </td>
-                <td>
+                <td data-label="Channel">
                   {rule.channel.type} <UserText text={rule.channel.url} />
                 </td>
-                <td>{rule.mutedUntil ? `muted until ${formatTime(rule.mutedUntil)}` : rule.state}</td>
-                <td>
+                <td data-label="State">{rule.mutedUntil ? `muted until ${formatTime(rule.mutedUntil)}` : rule.state}</td>
+                <td className="cell-actions">
                   {rule.mutedUntil ? (
                     <button type="button" onClick={() => mute(rule, null)}>Unmute</button>
                   ) : (
@@ -142,61 +142,46 @@ export function AlertRulesPage({ project }: { project: Project }) {
           </ul>
         </section>
       ) : null}
-      <form className="card" onSubmit={create} aria-label="New alert rule">
+      {/* The settings forms' layout: each label above its field, the button as wide as its text. */}
+      <form className="card settings-form" onSubmit={create} aria-label="New alert rule">
         <h2>New rule</h2>
-        <label>
-          Name
-          <input name="name" required />
-        </label>
-        <label>
-          Finding
-          <select name="kind" defaultValue="lost">
-            {Object.entries(FINDING_LABELS).map(([kind, label]) => (
-              <option key={kind} value={kind}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Field path (optional)
-          <input name="path" />
-        </label>
-        <label>
-          Entity type (optional)
-          <input name="entityType" />
-        </label>
-        <label>
-          Environment (optional)
-          <select name="environment" defaultValue="">
-            <option value="">Every environment</option>
-            {project.environments.map((name) => (
-              <option key={name} value={name}>
-                {showBidiControls(name)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          At least (findings)
-          <input name="count" inputMode="numeric" defaultValue="1" />
-        </label>
-        <label>
-          Within (minutes)
-          <input name="windowMinutes" inputMode="numeric" defaultValue="1" />
-        </label>
-        <label>
-          Channel
-          <select name="channel" defaultValue="webhook">
-            <option value="webhook">Webhook (signed JSON)</option>
-            <option value="slack">Slack-style incoming webhook</option>
-          </select>
-        </label>
-        <label>
-          URL
-          <input name="url" type="url" required placeholder="https://hooks.example.com/jtrace" />
-        </label>
-        <button type="submit">Create rule</button>
+        <label htmlFor="rule-name">Name</label>
+        <input id="rule-name" name="name" required />
+        <label htmlFor="rule-kind">Finding</label>
+        <select id="rule-kind" name="kind" defaultValue="lost">
+          {Object.entries(FINDING_LABELS).map(([kind, label]) => (
+            <option key={kind} value={kind}>
+              {label}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="rule-path">Field path (optional)</label>
+        <input id="rule-path" name="path" />
+        <label htmlFor="rule-entity-type">Entity type (optional)</label>
+        <input id="rule-entity-type" name="entityType" />
+        <label htmlFor="rule-environment">Environment (optional)</label>
+        <select id="rule-environment" name="environment" defaultValue="">
+          <option value="">Every environment</option>
+          {project.environments.map((name) => (
+            <option key={name} value={name}>
+              {showBidiControls(name)}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="rule-count">At least (findings)</label>
+        <input id="rule-count" name="count" inputMode="numeric" defaultValue="1" />
+        <label htmlFor="rule-window">Within (minutes)</label>
+        <input id="rule-window" name="windowMinutes" inputMode="numeric" defaultValue="1" />
+        <label htmlFor="rule-channel">Channel</label>
+        <select id="rule-channel" name="channel" defaultValue="webhook">
+          <option value="webhook">Webhook (signed JSON)</option>
+          <option value="slack">Slack-style incoming webhook</option>
+        </select>
+        <label htmlFor="rule-url">URL</label>
+        <input id="rule-url" name="url" type="url" required placeholder="https://hooks.example.com/jtrace" />
+        <div>
+          <button type="submit">Create rule</button>
+        </div>
       </form>
     </>
   );

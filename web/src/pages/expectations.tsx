@@ -88,7 +88,7 @@ export function ExpectationsPage({ project }: { project: Project }) {
       <ErrorMessage error={error} />
       {items === null ? <Loading what="expectations" /> : null}
       {items && items.length > 0 ? (
-        <table className="settings-table">
+        <table className="settings-table stack">
           <caption>Saved expectations</caption>
           <thead>
             <tr>
@@ -103,12 +103,12 @@ export function ExpectationsPage({ project }: { project: Project }) {
           <tbody>
             {items.map((e) => (
               <tr key={e.entityType}>
-                <td><UserText text={e.entityType} /></td>
-                <td>{e.steps.map((s) => (s.optional ? `${s.name} (optional)` : s.name)).join(' → ') || '—'}</td>
-                <td><UserText text={e.finalStep} /></td>
-                <td>{e.maxGapSeconds === null ? '—' : `${e.maxGapSeconds} s`}</td>
-                <td>{e.deadlineSeconds === null ? '—' : `${e.deadlineSeconds} s`}</td>
-                <td>
+                <td data-label="Entity type"><UserText text={e.entityType} /></td>
+                <td data-label="Steps">{e.steps.map((s) => (s.optional ? `${s.name} (optional)` : s.name)).join(' → ') || '—'}</td>
+                <td data-label="Final step"><UserText text={e.finalStep} /></td>
+                <td data-label="Longest gap">{e.maxGapSeconds === null ? '—' : `${e.maxGapSeconds} s`}</td>
+                <td data-label="Deadline">{e.deadlineSeconds === null ? '—' : `${e.deadlineSeconds} s`}</td>
+                <td className="cell-actions">
                   <button type="button" className="link-button" onClick={() => setDraft(draftOf(e.entityType, e))}>
                     Edit <span className="visually-hidden"><UserText text={e.entityType} /></span>
                   </button>
@@ -119,37 +119,34 @@ export function ExpectationsPage({ project }: { project: Project }) {
         </table>
       ) : null}
       {items && items.length === 0 ? <p role="status">No expectation yet.</p> : null}
-      <form className="card expectation-form" onSubmit={save} aria-label="Expectation">
+      {/* The settings forms' layout: each label above its field, each button as wide as its text. */}
+      <form className="card settings-form" onSubmit={save} aria-label="Expectation">
         <h2>Set an expectation</h2>
-        <label>
-          Entity type
-          <input {...field('entityType')} required />
-        </label>
-        <button type="button" onClick={suggest} disabled={draft.entityType.trim() === ''}>
-          Suggest from history
-        </button>
-        <label>
-          Steps in order (one per line)
-          <textarea {...field('steps')} rows={6} />
-        </label>
-        <label>
-          Optional steps (one per line)
-          <textarea {...field('optional')} rows={2} />
-        </label>
-        <label>
-          Final step
-          <input {...field('finalStep')} required />
-        </label>
-        <label>
-          Longest gap between steps (seconds)
-          <input {...field('maxGapSeconds')} inputMode="numeric" />
-        </label>
-        <label>
-          Deadline for the whole journey (seconds)
-          <input {...field('deadlineSeconds')} inputMode="numeric" />
-        </label>
-        <button type="submit">Save</button>
-        {status ? <p role="status">{status}</p> : null}
+        <label htmlFor="expectation-entity-type">Entity type</label>
+        <input id="expectation-entity-type" {...field('entityType')} required />
+        <div>
+          <button type="button" onClick={suggest} disabled={draft.entityType.trim() === ''}>
+            Suggest from history
+          </button>
+        </div>
+        <label htmlFor="expectation-steps">Steps in order (one per line)</label>
+        <textarea id="expectation-steps" {...field('steps')} rows={6} />
+        <label htmlFor="expectation-optional">Optional steps (one per line)</label>
+        <textarea id="expectation-optional" {...field('optional')} rows={2} />
+        <label htmlFor="expectation-final-step">Final step</label>
+        <input id="expectation-final-step" {...field('finalStep')} required />
+        <label htmlFor="expectation-max-gap">Longest gap between steps (seconds)</label>
+        <input id="expectation-max-gap" {...field('maxGapSeconds')} inputMode="numeric" />
+        <label htmlFor="expectation-deadline">Deadline for the whole journey (seconds)</label>
+        <input id="expectation-deadline" {...field('deadlineSeconds')} inputMode="numeric" />
+        <div>
+          <button type="submit">Save</button>
+        </div>
+        {status ? (
+          <p role="status" className="notice">
+            {status}
+          </p>
+        ) : null}
       </form>
     </>
   );
