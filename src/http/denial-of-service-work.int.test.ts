@@ -60,6 +60,25 @@ function request(method: string, path: string, headers: Record<string, string>, 
 }
 
 const get = (path: string, headers: Record<string, string>) => request('GET', path, headers).answer;
+
+/**
+ * Starts `count` requests and resolves once the server has read every one of them. Aborted
+ * after a fixed time instead, how many had arrived was left to the load: a request read late
+ * came with its client's close, reached its handler before the close was seen, and could
+ * start a read of the journey that nothing stops.
+ */
+async function sendAllRead<T>(count: number, send: (i: number) => T): Promise<T[]> {
+  const received = new Set<Socket>();
+  const onConnection = (socket: Socket) => received.add(socket);
+  app.server.on('connection', onConnection);
+  try {
+    const sent = Array.from({ length: count }, (_, i) => send(i));
+    while (received.size < count || [...received].some((socket) => socket.bytesRead === 0)) await sleep(5);
+    return sent;
+  } finally {
+    app.server.off('connection', onConnection);
+  }
+}
 const asKey = (key: string) => ({ authorization: `Bearer ${key}` });
 const asAdmin = () => ({ authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'x-service-project-id': project.projectId });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -125,8 +144,7 @@ describe('forensic work asked for with a valid credential', () => {
     const cpuOfOne = (used.user + used.system) / 1000;
     expect(one.status).toBe(200);
 
-    const attack = Array.from({ length: 8 }, (_, i) => request('GET', changes, asKey(i % 2 === 0 ? project.apiKey : otherKey)));
-    await sleep(30);
+    const attack = await sendAllRead(8, (i) => request('GET', changes, asKey(i % 2 === 0 ? project.apiKey : otherKey)));
     const cpuAtAbort = process.cpuUsage();
     for (const sent of attack) sent.abort();
     // Long enough for all eight walks to run to their end had they not been stopped.
@@ -143,19 +161,9 @@ describe('forensic work asked for with a valid credential', () => {
     const changesAlone = await get(changes, asKey(project.apiKey));
     expect(changesAlone.status).toBe(200);
 
-    // Aborted once the server has read all twenty, not after a fixed time: under load a request
-    // read late came with its client's close, reached its handler before the close was seen,
-    // and could start a read of the journey that nothing stops (the admin then waited behind
-    // up to three such reads, 1.1 to 1.5 times one /changes).
-    const received = new Set<Socket>();
-    const onConnection = (socket: Socket) => received.add(socket);
-    app.server.on('connection', onConnection);
-    const attack = Array.from({ length: 20 }, () => request('GET', changes, asKey(project.apiKey)));
-    try {
-      while (received.size < attack.length || [...received].some((socket) => socket.bytesRead === 0)) await sleep(5);
-    } finally {
-      app.server.off('connection', onConnection);
-    }
+    // Before sendAllRead the admin waited behind up to three reads for clients that had left,
+    // 1.1 to 1.5 times one /changes.
+    const attack = await sendAllRead(20, () => request('GET', changes, asKey(project.apiKey)));
     for (const sent of attack) sent.abort();
     const during = await get(shortField, asAdmin());
     expect(during.status).toBe(200);
