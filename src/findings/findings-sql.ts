@@ -203,7 +203,7 @@ class Writes {
     const nowMs = now.getTime();
     const values: unknown[] = [];
     const tuples: string[] = [];
-    // A journey's findings name the same few steps again and again: each text is encoded once.
+    // Paths, services and step names repeat across a batch's journeys: each text is encoded once.
     const encoded = new Map<string, string>();
     const element = (value: string | null | undefined): string => {
       if (value == null) return 'NULL';
@@ -211,6 +211,7 @@ class Writes {
       if (text === undefined) encoded.set(value, (text = textElement(value)));
       return text;
     };
+    const place = (at: number | null | undefined) => (at == null ? 'NULL' : String(at));
     this.stored.forEach((row, index) => {
       const journey = this.journeys[index]!;
       const literal = () => new ArrayLiteral();
@@ -221,9 +222,9 @@ class Writes {
       for (let i = 0; i < row.kind.length; i++) {
         kind.plain(row.kind[i]!);
         path.plain(element(row.path[i]));
-        stepAt.plain(row.step_at[i] == null ? 'NULL' : String(row.step_at[i]));
+        stepAt.plain(place(row.step_at[i]));
         inTransit.plain(row.in_transit[i] ? 't' : 'f');
-        fromAt.plain(row.from_at[i] == null ? 'NULL' : String(row.from_at[i]));
+        fromAt.plain(place(row.from_at[i]));
         const at = row.first_found_at[i]!.getTime();
         allNow &&= at === nowMs;
         firstFound.plain(at === nowMs ? 'NULL' : row.first_found_at[i]!.toISOString());

@@ -35,8 +35,10 @@ export function createStatisticsWarmup(pool: Pool, logger: Logger, threshold = W
   return {
     record(storedEvents) {
       stored += storedEvents;
-      if (running !== null || checkpoint >= CHECKPOINT_FACTORS.length || stored < threshold * CHECKPOINT_FACTORS[checkpoint]!) return;
-      while (checkpoint < CHECKPOINT_FACTORS.length && stored >= threshold * CHECKPOINT_FACTORS[checkpoint]!) checkpoint++;
+      // Checkpoints passed at once (a large batch) make one check.
+      const reached = CHECKPOINT_FACTORS.filter((factor) => stored >= threshold * factor).length;
+      if (running !== null || reached <= checkpoint) return;
+      checkpoint = reached;
       running = (async () => {
         // reltuples is -1 before the first ANALYZE, and what the last one counted after it;
         // n_live_tup is what the table holds now, as the statistics system last heard.

@@ -1,9 +1,24 @@
 import type { ReactNode } from 'react';
 import type { JourneyStatus } from '../api.ts';
+import { showBidiControls } from '../lib/bidi.ts';
 import { UserText } from './user-text.tsx';
 
 export function StatusBadge({ status }: { status: JourneyStatus | string }) {
   return <span className={`badge badge-${status}`}>{status}</span>;
+}
+
+/** The options of an environment select: "Every environment" (value "") and each of the project's. */
+export function EnvironmentOptions({ environments }: { environments: readonly string[] }) {
+  return (
+    <>
+      <option value="">Every environment</option>
+      {environments.map((name) => (
+        <option key={name} value={name}>
+          {showBidiControls(name)}
+        </option>
+      ))}
+    </>
+  );
 }
 
 /** A command to copy, shown exactly as it must be typed. */

@@ -3,7 +3,7 @@
 
 import { useEffect, useState, type FormEvent } from 'react';
 import { request, type AlertDelivery, type AlertRule, type AlertRuleRequest, type NewAlertRule, type Project } from '../api.ts';
-import { ErrorMessage, Loading } from '../components/common.tsx';
+import { EnvironmentOptions, ErrorMessage, Loading } from '../components/common.tsx';
 import { FINDING_LABELS } from '../components/findings.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
@@ -161,12 +161,7 @@ export function AlertRulesPage({ project }: { project: Project }) {
         <input id="rule-entity-type" name="entityType" />
         <label htmlFor="rule-environment">Environment (optional)</label>
         <select id="rule-environment" name="environment" defaultValue="">
-          <option value="">Every environment</option>
-          {project.environments.map((name) => (
-            <option key={name} value={name}>
-              {showBidiControls(name)}
-            </option>
-          ))}
+          <EnvironmentOptions environments={project.environments} />
         </select>
         <label htmlFor="rule-count">At least (findings)</label>
         <input id="rule-count" name="count" inputMode="numeric" defaultValue="1" />

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { query, request, type Activity, type JourneySummary, type Page, type Project } from '../api.ts';
 import { ActivityChart } from '../components/activity-chart.tsx';
-import { Command, EmptyState, ErrorMessage, Loading } from '../components/common.tsx';
+import { Command, EmptyState, EnvironmentOptions, ErrorMessage, Loading } from '../components/common.tsx';
 import { FindingFilter, TopLostFields } from '../components/findings.tsx';
 import { JourneyTable } from '../components/journey-table.tsx';
 import { UserText } from '../components/user-text.tsx';
@@ -151,12 +151,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
         <label>
           Environment
           <select name="environment" defaultValue={filters.environment ?? ''} onChange={(event) => event.currentTarget.form?.requestSubmit()}>
-            <option value="">Every environment</option>
-            {project.environments.map((name) => (
-              <option key={name} value={name}>
-                {showBidiControls(name)}
-              </option>
-            ))}
+            <EnvironmentOptions environments={project.environments} />
           </select>
         </label>
         <label>
