@@ -27,23 +27,33 @@ export function createPool(options: PoolOptions): Pool {
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
+  // Nor may one that is checked out: the pool listens only while a client is idle, and pg emits
+  // 'error' on a client whose connection ends (terminated, a restart, a failover) even when a
+  // statement is running. The statement, or the next one, fails with the error itself, the request
+  // answers 503, and the broken client is dropped when released.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return pool;
 }
 
 /** Runs fn in one transaction; commits on success, rolls back on any error. */
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let result: T;
   try {
     await client.query('BEGIN');
-    const result = await fn(client);
+    result = await fn(client);
     await client.query('COMMIT');
-    return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+    // A connection that was lost is dropped rather than handed back to the pool.
+    const lost = isDatabaseUnavailable(error);
+    if (!lost) await client.query('ROLLBACK').catch(() => {});
+    client.release(lost ? true : undefined);
     throw error;
-  } finally {
-    client.release();
   }
+  client.release();
+  return result;
 }
 
 // Socket errors of a connection that cannot be made or was cut.

@@ -67,6 +67,9 @@ export function describeError(error: unknown): { type: string; code?: string; st
 /** The client went away mid-request (an aborted upload): its problem, not the server's. */
 function isClientAbort(error: unknown, request: FastifyRequest): boolean {
   if (error instanceof AppError) return false;
+  // A database connection reset (ECONNRESET from pg) while the client is still connected is the
+  // database's failure, answered 503, not the client's.
+  if (isDatabaseUnavailable(error) && request.raw.socket?.destroyed === false) return false;
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'ECONNRESET' || code === 'ECONNABORTED' || (request.raw.destroyed && !request.raw.complete);
 }
