@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger } from 'pino';
 import type { AuthContext } from './auth/credentials.ts';
 import { VerifiedApiKeys } from './auth/verified-api-keys.ts';
-import type { Config } from './config/config.ts';
+import type { Config, InstanceRole } from './config/config.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import type { Pool } from './db/pool.ts';
 import { registerHealthRoutes } from './health/routes.ts';
@@ -159,7 +159,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Every route declares a contract; this one hook applies its order and query-string rules.
   app.addHook('preHandler', enforceRouteContract);
-  await registerOpenApi(app);
+  // A route outside this instance's roles is not registered, so it answers 404 in the error shape
+  // and a proxy can route by path (docs/deployment.md).
+  const serves = (role: InstanceRole) => deps.config.roles.includes(role);
+  await registerOpenApi(app, { serveDocument: serves('api') });
 
   const auth: AuthContext = {
     db: deps.pool,
@@ -194,13 +197,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keyFreshness: createKeyFreshness(deps.pool, deps.keyring),
     ...(deps.ingestPrepareSliceMs === undefined ? {} : { prepareSliceMs: deps.ingestPrepareSliceMs }),
   };
-  registerIngestRoutes(app, {
+  if (serves('ingest')) registerIngestRoutes(app, {
     ...ingestDeps,
     auth,
     metrics: deps.metrics,
     coalesce: { maxWaitMs: deps.config.ingestCoalesceMaxWaitMs, maxEvents: deps.config.ingestCoalesceMaxEvents },
   });
-  if (deps.config.otlpEnabled) {
+  if (serves('ingest') && deps.config.otlpEnabled) {
     registerOtlpRoutes(app, { ...ingestDeps, auth, metrics: deps.metrics, maxRequestBytes: deps.config.otlpMaxRequestBytes });
   }
   const replay: ReplayDeps = {
@@ -230,6 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerSettingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, allowFullPayloadCapture: deps.config.allowFullPayloadCapture, maxEventPayloadBytes: deps.config.maxEventPayloadBytes, defaultRetentionDays: deps.config.defaultRetentionDays });
     registerInstanceRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, build: deps.build, otlpEnabled: deps.config.otlpEnabled, allowFullPayloadCapture: deps.config.allowFullPayloadCapture });
   };
+  if (!serves('api')) return app;
   registerApiRoutes(app, auth);
   await registerWebInterface(app, {
     auth,

@@ -73,14 +73,17 @@ async function main(): Promise<void> {
     httpLimits,
     webRoot: WEB_ROOT,
   });
-  // Today's partition of events exists before the first event arrives (a server down for days).
-  const partitionUpkeep = startEventPartitionUpkeep({ pool: database.pool, logger });
-  await partitionUpkeep.firstRun;
+  // An instance runs only the jobs of its roles (JTRACE_ROLES, docs/deployment.md).
+  const worker = config.roles.includes('worker');
+  // Today's partition of events exists before the first event arrives (a server down for days):
+  // ingestion needs it, so ingest instances keep it as well as workers (the job takes a lock).
+  const partitionUpkeep = worker || config.roles.includes('ingest') ? startEventPartitionUpkeep({ pool: database.pool, logger }) : null;
+  await partitionUpkeep?.firstRun;
   await app.listen({ host: config.host, port: config.port });
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsHost, config.metricsPort);
   // Unreadable stored data is reported, never fatal (interface-spec 5): a count per table, no
   // values. It scans the identifier tables, so it runs beside traffic rather than before listening.
-  const unreadableCheck = reportUnreadableValues(database.pool, keyring, metrics, logger);
+  const unreadableCheck = worker ? reportUnreadableValues(database.pool, keyring, metrics, logger) : Promise.resolve();
   // Never fatal (an installation may need time to create its role), but said at every start.
   const roleCheck = connectsAsSuperuser(database.pool).then(
     (superuser) => {
@@ -88,11 +91,11 @@ async function main(): Promise<void> {
     },
     () => undefined,
   );
-  const sweeper = startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs, auditRetentionDays: config.auditRetentionDays });
+  const sweeper = !worker ? null : startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs, auditRetentionDays: config.auditRetentionDays });
   // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
-  const analyzer = config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics }) : null;
+  const analyzer = worker && config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics }) : null;
   // Alerts are opt-in: with no rule nothing is queued, so nothing is sent (docs/alerts.md).
-  const alerts = startAlertDispatcher({ pool: database.pool, keyring, logger, metrics, allowedHosts: config.alertAllowedHosts ?? [], version: readBuildInfo().version });
+  const alerts = !worker ? null : startAlertDispatcher({ pool: database.pool, keyring, logger, metrics, allowedHosts: config.alertAllowedHosts ?? [], version: readBuildInfo().version });
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
   }
@@ -104,7 +107,7 @@ async function main(): Promise<void> {
     // A DNS-rebinding page can name any host; without PUBLIC_URL only addresses it cannot are accepted.
     logger.warn('PUBLIC_URL is unset: the web interface accepts sign-in only when reached by IP address or localhost; set PUBLIC_URL to the address people use');
   }
-  logger.info({ url: `http://${config.host}:${config.port}`, embeddedDatabase: embedded }, 'jtrace is listening');
+  logger.info({ url: `http://${config.host}:${config.port}`, embeddedDatabase: embedded, roles: config.roles }, 'jtrace is listening');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -115,7 +118,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper.stop(), partitionUpkeep.stop(), analyzer?.stop(), alerts.stop(), unreadableCheck, roleCheck]);
+      await Promise.all([app.close(), sweeper?.stop(), partitionUpkeep?.stop(), analyzer?.stop(), alerts?.stop(), unreadableCheck, roleCheck]);
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');

@@ -56,6 +56,7 @@ describe('loadConfig defaults', () => {
   it('gives every variable its documented default when the environment is empty', () => {
     const config = loadConfig({});
     const expected: Config = {
+      roles: ['api', 'ingest', 'worker'],
       databaseUrl: null,
       host: '127.0.0.1',
       port: 8080,
@@ -115,6 +116,7 @@ describe('loadConfig defaults', () => {
       INGEST_COALESCE_MAX_WAIT_MS: '5',
       INGEST_COALESCE_MAX_EVENTS: '32',
       FINDINGS_ANALYZER_ENABLED: 'false',
+      JTRACE_ROLES: ' worker, API ',
       ALERT_ALLOWED_HOSTS: 'Hooks.Example.com, alerts.example.com',
       PUBLIC_URL: 'https://JTrace.Example.com:443/',
       EMBEDDED_PG_PORT: '54400',
@@ -123,6 +125,7 @@ describe('loadConfig defaults', () => {
       SESSION_MAX_HOURS: '24',
     });
     expect(config).toEqual({
+      roles: ['api', 'worker'],
       databaseUrl: DB,
       host: '0.0.0.0',
       port: 9000,
@@ -181,6 +184,7 @@ describe('loadConfig defaults', () => {
       'OTLP_ENABLED',
       'OTLP_MAX_REQUEST_BYTES',
       'FINDINGS_ANALYZER_ENABLED',
+      'JTRACE_ROLES',
       'INGEST_COALESCE_MAX_WAIT_MS',
       'INGEST_COALESCE_MAX_EVENTS',
       'ALERT_ALLOWED_HOSTS',
@@ -192,6 +196,10 @@ describe('loadConfig defaults', () => {
       const env = Object.fromEntries(names.map((name) => [name, blank]));
       expect(loadConfig(env), `blank value ${JSON.stringify(blank)}`).toEqual(loadConfig({}));
     }
+  });
+
+  it.each(['api,reader', ',', 'api;worker'])('refuses JTRACE_ROLES=%j, naming the variable and the roles', (value) => {
+    expect(() => loadConfig({ JTRACE_ROLES: value })).toThrow(/^JTRACE_ROLES: must be a comma-separated list of api, ingest, worker/);
   });
 
   it('treats an undefined entry as unset', () => {

@@ -33,7 +33,17 @@ export const DEFAULT_INGEST_COALESCE_MAX_WAIT_MS = 2;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/**
+ * What one instance does (docs/deployment.md): `api` serves the read and settings routes and the
+ * interface, `ingest` the event, batch and OTLP routes, `worker` the background jobs (findings
+ * analyzer, alert delivery, retention sweep). Every instance serves /health and /ready.
+ */
+export const INSTANCE_ROLES = ['api', 'ingest', 'worker'] as const;
+export type InstanceRole = (typeof INSTANCE_ROLES)[number];
+
 export interface Config {
+  /** JTRACE_ROLES: what this instance serves and runs; all three by default. */
+  roles: readonly InstanceRole[];
   databaseUrl: string | null;
   host: string;
   port: number;
@@ -143,6 +153,7 @@ const VARIABLES = {
   INGEST_COALESCE_MAX_WAIT_MS: variable(wholeNumber(0, 1000).default(DEFAULT_INGEST_COALESCE_MAX_WAIT_MS)),
   // At most a batch: the shared transaction is never larger than one POST /v1/events/batch.
   INGEST_COALESCE_MAX_EVENTS: variable(wholeNumber(0, MAX_BATCH_EVENTS).default(MAX_BATCH_EVENTS)),
+  JTRACE_ROLES: variable(z.string().default(INSTANCE_ROLES.join(','))),
   FINDINGS_ANALYZER_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('true')),
   ALERT_ALLOWED_HOSTS: variable(text()),
   OTLP_MAX_REQUEST_BYTES: variable(
@@ -280,6 +291,7 @@ export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = 
   const vars = parsed.data;
   const secrets = checkSecrets(vars, options.requireAdminToken !== false);
   return {
+    roles: parseRoles(vars.JTRACE_ROLES),
     databaseUrl: vars.DATABASE_URL ?? null,
     host: vars.HOST,
     port: vars.PORT,
@@ -310,6 +322,16 @@ hostList(vars.REPLAY_ALLOWED_HOSTS),
     sessionMaxHours: vars.SESSION_MAX_HOURS,
     oidc: readOidc(vars),
   };
+}
+
+/** JTRACE_ROLES: a comma-separated subset of INSTANCE_ROLES, in their canonical order. */
+export function parseRoles(value: string): InstanceRole[] {
+  const named = value.split(',').map((role) => role.trim().toLowerCase()).filter((role) => role !== '');
+  const unknown = named.find((role) => !(INSTANCE_ROLES as readonly string[]).includes(role));
+  if (unknown !== undefined || named.length === 0) {
+    throw new ConfigError('JTRACE_ROLES', `must be a comma-separated list of ${INSTANCE_ROLES.join(', ')} (got ${unknown === undefined ? 'none' : 'an unknown role'})`);
+  }
+  return INSTANCE_ROLES.filter((role) => named.includes(role));
 }
 
 /** A comma-separated host list, lower-cased; null when the variable is unset. */

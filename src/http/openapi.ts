@@ -8,8 +8,11 @@ import { z } from 'zod';
 import { hoistSchemaDefinitions } from './openapi-components.ts';
 import { ERROR_BODY_ID, defineRoute, errorBody, jsonSchemaOf } from './route-contract.ts';
 
-/** Registers the generator; call before any route so that every route is collected. */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+/**
+ * Registers the generator; call before any route so that every route is collected. The document
+ * itself is served by instances with the `api` role only (serveDocument).
+ */
+export async function registerOpenApi(app: FastifyInstance, options: { serveDocument: boolean } = { serveDocument: true }): Promise<void> {
   app.addSchema({ $id: ERROR_BODY_ID, ...jsonSchemaOf(errorBody) });
   await app.register(swagger, {
     // Shared schemas keep their $id as their component name.
@@ -36,6 +39,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
     },
   });
+  if (!options.serveDocument) return;
   defineRoute(app, {
     method: 'GET',
     url: '/v1/openapi.json',
