@@ -91,7 +91,14 @@ async function main(): Promise<void> {
     },
     () => undefined,
   );
-  const sweeper = !worker ? null : startRetentionSweeper({ pool: database.pool, logger, metrics, intervalMs: config.retentionSweepIntervalMs, auditRetentionDays: config.auditRetentionDays });
+  const sweeper = !worker ? null : startRetentionSweeper({
+    pool: database.pool,
+    logger,
+    metrics,
+    intervalMs: config.retentionSweepIntervalMs,
+    auditRetentionDays: config.auditRetentionDays,
+    sessionLimits: { idleMinutes: config.sessionIdleMinutes, maxHours: config.sessionMaxHours },
+  });
   // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
   const analyzer = worker && config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics }) : null;
   // Alerts are opt-in: with no rule nothing is queued, so nothing is sent (docs/alerts.md).

@@ -7,6 +7,7 @@ import { deleteByLastEventBatch, liftStatementTimeout, listRetentionEnvironments
 import { DELETION_BATCH_SIZE } from './limits.ts';
 import { AUDIT_TRAIL_TABLES, deleteOldTrailBatch } from './audit-retention-sql.ts';
 import { droppablePartitionCandidates, dropExpiredPartition } from './partition-drop.ts';
+import { anyExpiredRowsDeleted, noExpiredRowsDeleted, sweepExpiredRows, type ExpiredRowsDeleted, type SessionLimits } from './expired-rows.ts';
 
 /**
  * The retention sweep (interface spec section 8): every environment's journeys whose last event
@@ -16,7 +17,8 @@ import { droppablePartitionCandidates, dropExpiredPartition } from './partition-
  * Before and after the environments, it drops the day partitions of events whose journeys have
  * all expired (partition-drop.ts): before, so that a partition that expired as a whole while the
  * service was down goes without deleting its rows one by one; after, so that a partition the
- * batches just emptied goes at once rather than waiting for vacuum.
+ * batches just emptied goes at once rather than waiting for vacuum. Last come the audit trails
+ * and the rows that only ever expire (expired-rows.ts).
  */
 
 export type SweepOutcome = 'completed' | 'locked' | 'stopped_early' | 'failed';
@@ -30,6 +32,8 @@ export interface SweepResult {
   partitionsDropped: number;
   /** Audit, settings-history and account rows older than AUDIT_RETENTION_DAYS. */
   auditRowsDeleted: number;
+  /** Spent throttle rows, ended sessions, spent links, finished alert notifications and their log. */
+  expiredRowsDeleted: ExpiredRowsDeleted;
   durationMs: number;
 }
 
@@ -41,6 +45,8 @@ export interface RetentionSweeperDeps {
   intervalMs: number;
   /** AUDIT_RETENTION_DAYS: the trails' rows older than this go too; 0 or omitted keeps them. */
   auditRetentionDays?: number;
+  /** SESSION_IDLE_MINUTES and SESSION_MAX_HOURS: ended sessions go some days later; omitted keeps them. */
+  sessionLimits?: SessionLimits;
   /** Milliseconds since the epoch: the retention cut-off is measured from it. */
   now?: () => number;
   /** Delay before the first sweep; defaults to the interval, at most one minute. */
@@ -72,6 +78,7 @@ interface Tally {
   environmentsExamined: number;
   partitionsDropped: number;
   auditRowsDeleted: number;
+  expiredRowsDeleted: ExpiredRowsDeleted;
 }
 
 export function startRetentionSweeper(deps: RetentionSweeperDeps): RetentionSweeper {
@@ -81,7 +88,7 @@ export function startRetentionSweeper(deps: RetentionSweeperDeps): RetentionSwee
 
   const runOnce = (): Promise<SweepResult> => {
     // After stop() nothing starts and nothing is counted: the process is on its way out.
-    if (stopping) return Promise.resolve({ outcome: 'stopped_early', journeysDeleted: 0, batches: 0, environmentsExamined: 0, partitionsDropped: 0, auditRowsDeleted: 0, durationMs: 0 });
+    if (stopping) return Promise.resolve({ outcome: 'stopped_early', ...emptyTally(), durationMs: 0 });
     running ??= sweep(deps, () => stopping).finally(() => {
       running = null;
     });
@@ -111,13 +118,14 @@ export function startRetentionSweeper(deps: RetentionSweeperDeps): RetentionSwee
 
 async function sweep(deps: RetentionSweeperDeps, shouldStop: () => boolean): Promise<SweepResult> {
   const started = performance.now();
-  const tally: Tally = { journeysDeleted: 0, batches: 0, environmentsExamined: 0, partitionsDropped: 0, auditRowsDeleted: 0 };
+  const tally = emptyTally();
   let outcome: SweepOutcome;
   let lock: HeldLock | null = null;
   try {
     lock = await trySessionLock(deps.pool, RETENTION_LOCK_KEY);
     outcome = lock === null ? 'locked' : await sweepAll(deps, lock, shouldStop, tally);
     if (outcome === 'completed' && lock !== null) outcome = await sweepAuditTrails(deps, lock, shouldStop, tally);
+    if (outcome === 'completed' && lock !== null) outcome = await sweepExpired(deps, lock, shouldStop, tally);
   } catch (error) {
     outcome = 'failed';
     // Only the class: database error text may quote values.
@@ -128,11 +136,26 @@ async function sweep(deps: RetentionSweeperDeps, shouldStop: () => boolean): Pro
   const result: SweepResult = { outcome, ...tally, durationMs: Math.round(performance.now() - started) };
   deps.metrics.retentionRuns.inc({ outcome });
   if (outcome === 'completed') deps.metrics.retentionLastSuccess.set((deps.now ?? Date.now)() / 1000);
-  if (result.journeysDeleted > 0 || result.partitionsDropped > 0 || result.auditRowsDeleted > 0) {
-    const { journeysDeleted, batches, environmentsExamined, partitionsDropped, auditRowsDeleted, durationMs } = result;
-    deps.logger.info({ outcome, journeysDeleted, batches, environmentsExamined, partitionsDropped, auditRowsDeleted, durationMs }, 'retention sweep');
+  if (result.journeysDeleted > 0 || result.partitionsDropped > 0 || result.auditRowsDeleted > 0 || anyExpiredRowsDeleted(result.expiredRowsDeleted)) {
+    const { journeysDeleted, batches, environmentsExamined, partitionsDropped, auditRowsDeleted, expiredRowsDeleted, durationMs } = result;
+    deps.logger.info({ outcome, journeysDeleted, batches, environmentsExamined, partitionsDropped, auditRowsDeleted, expiredRowsDeleted, durationMs }, 'retention sweep');
   }
   return result;
+}
+
+function emptyTally(): Tally {
+  return { journeysDeleted: 0, batches: 0, environmentsExamined: 0, partitionsDropped: 0, auditRowsDeleted: 0, expiredRowsDeleted: noExpiredRowsDeleted() };
+}
+
+/** Rows that only ever expire, whatever AUDIT_RETENTION_DAYS says: they are no record of anything. */
+async function sweepExpired(deps: RetentionSweeperDeps, lock: HeldLock, shouldStop: () => boolean, tally: Tally): Promise<SweepOutcome> {
+  const proceed = async () => {
+    if (shouldStop()) return false;
+    if (!(await lock.isHeld())) throw new LockLostError('the retention lock was lost');
+    return true;
+  };
+  const sweep = { pool: deps.pool, nowMs: (deps.now ?? Date.now)(), limit: deps.batchSize ?? DELETION_BATCH_SIZE, proceed };
+  return sweepExpiredRows(deps.sessionLimits === undefined ? sweep : { ...sweep, sessionLimits: deps.sessionLimits }, tally.expiredRowsDeleted);
 }
 
 async function sweepAll(deps: RetentionSweeperDeps, lock: HeldLock, shouldStop: () => boolean, tally: Tally): Promise<SweepOutcome> {

@@ -48,10 +48,11 @@ beforeAll(async () => {
 afterAll(() => closeDestinationTestBed({ db, app, target }));
 
 describe('PATCH /v1/replay-destinations/:destinationId', () => {
-  it('edits name, base URL and headers; a header left out keeps its value, unread', async () => {
-    const created = await createDestinationVia(app, acme.projectId, { name: 'orders', baseUrl: `${target.origin}/old`, headers: { Authorization: SECRET, 'X-Drop': 'dropped-value-123' } });
+  it('edits name and headers; a header left out keeps its value, unread', async () => {
+    const created = await createDestinationVia(app, acme.projectId, { name: 'orders', baseUrl: `${target.origin}/new`, headers: { Authorization: SECRET, 'X-Drop': 'dropped-value-123' } });
     const auditBefore = await listAudit(db.pool, acme.projectId);
 
+    // The stored base URL in another spelling is no change of URL: the kept value needs no restating.
     const response = await patch(acme.projectId, created.id, {
       name: '  orders v2 ',
       baseUrl: `${target.origin.toUpperCase().replace('HTTP', 'http')}/new/`,
@@ -76,8 +77,8 @@ describe('PATCH /v1/replay-destinations/:destinationId', () => {
     expect(rest).toEqual([]);
     expect(row).toMatchObject({
       action: 'replay_destination.updated',
-      before: { name: 'orders', baseUrl: `${target.origin}/old`, headerNames: ['Authorization', 'X-Drop'], headerValuesSet: [] },
-      after: { name: 'orders v2', baseUrl: `${target.origin}/new`, headerNames: ['Authorization', 'X-Tenant'], headerValuesSet: ['X-Tenant'] },
+      before: { name: 'orders', headerNames: ['Authorization', 'X-Drop'], headerValuesSet: [] },
+      after: { name: 'orders v2', headerNames: ['Authorization', 'X-Tenant'], headerValuesSet: ['X-Tenant'] },
       actor: { kind: 'admin-token' },
     });
     expect(JSON.stringify(row)).not.toMatch(/secret-value|dropped-value/);
@@ -90,6 +91,50 @@ describe('PATCH /v1/replay-destinations/:destinationId', () => {
     expect(plain.json().data.items.every((d: object) => !('runCount' in d))).toBe(true);
     const wrong = await app.inject({ method: 'GET', url: '/v1/replay-destinations?include=headers', headers: admin(acme.projectId) });
     expect([wrong.statusCode, wrong.json().error.code]).toEqual([400, 'invalid_query']);
+  });
+
+  it('refuses a new base URL unless every stored header is given again, a new value or null', async () => {
+    const created = await createDestinationVia(app, acme.projectId, { baseUrl: `${target.origin}/a`, headers: { Authorization: SECRET, 'X-Tenant': 'tenant-value-1234' } });
+    const eventId = await ingestEvent(app, acme.apiKey, { input: { a: 1 } });
+
+    // The stored values were given for /a: carried silently to another URL they could reach any allowed host.
+    for (const [body, missing] of [
+      [{ baseUrl: `${target.origin}/b` }, 'Authorization, X-Tenant'],
+      [{ baseUrl: `${target.origin}/b`, name: 'moved', headers: { authorization: NEW_SECRET } }, 'X-Tenant'],
+    ] as const) {
+      const refused = await patch(acme.projectId, created.id, body);
+      expect([refused.statusCode, refused.json().error.code], JSON.stringify(body)).toEqual([400, 'invalid_request']);
+      expect(refused.json().error.details).toEqual([{ path: 'headers', message: `a new base URL needs every stored header given again, a new value or null: ${missing}` }]);
+      expect(refused.body).not.toMatch(/kept-secret|tenant-value/);
+    }
+    // Nothing changed: same URL, same values, no history row.
+    expect((await replay(app, acme.projectId, { eventId, destinationId: created.id, path: '/x' })).statusCode).toBe(200);
+    expect(target.requests.at(-1)).toMatchObject({ url: '/a/x', headers: { authorization: SECRET, 'x-tenant': 'tenant-value-1234' } });
+    expect(await historyOf(acme.projectId, created.id)).toEqual([]);
+
+    const moved = await patch(acme.projectId, created.id, { baseUrl: `${target.origin}/b`, headers: { authorization: NEW_SECRET, 'x-tenant': null } });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json().data).toMatchObject({ baseUrl: `${target.origin}/b`, headerNames: ['authorization'] });
+    expect((await replay(app, acme.projectId, { eventId, destinationId: created.id, path: '/x' })).statusCode).toBe(200);
+    const sent = target.requests.at(-1)!;
+    expect(sent.url).toBe('/b/x');
+    expect(sent.headers.authorization).toBe(NEW_SECRET);
+    expect(sent.headers['x-tenant']).toBeUndefined();
+    // The history says every header that went with the URL was given anew (names only).
+    const [row, ...rest] = await historyOf(acme.projectId, created.id);
+    expect(rest).toEqual([]);
+    expect(row).toMatchObject({
+      action: 'replay_destination.updated',
+      before: { baseUrl: `${target.origin}/a`, headerNames: ['Authorization', 'X-Tenant'], headerValuesSet: [] },
+      after: { baseUrl: `${target.origin}/b`, headerNames: ['authorization'], headerValuesSet: ['authorization'] },
+    });
+    expect(JSON.stringify(row)).not.toMatch(/secret-value|tenant-value/);
+
+    // Dropping every header is a way too; a destination without headers moves freely.
+    const bare = await createDestinationVia(app, acme.projectId, { baseUrl: `${target.origin}/a`, headers: { 'X-Only': 'only-value-1234' } });
+    const dropped = await patch(acme.projectId, bare.id, { baseUrl: `${target.origin}/c`, headers: { 'x-only': null } });
+    expect(dropped.json().data).toMatchObject({ baseUrl: `${target.origin}/c`, headerNames: [] });
+    expect((await patch(acme.projectId, bare.id, { baseUrl: `${target.origin}/d` })).json().data.baseUrl).toBe(`${target.origin}/d`);
   });
 
   it('replaces a value by its name in any case, and records a value change with the same names', async () => {

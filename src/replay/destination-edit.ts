@@ -1,7 +1,8 @@
 // Editing a destination (PATCH /v1/replay-destinations/:id, an extension of section 4; see
 // docs/decisions.md "Destinations can be edited"). Header values stay write-only: `headers` is a
 // merge patch, so a name mapped to a string sets that value, a name mapped to null removes the
-// header, and a name left out keeps its value without the editor ever reading it.
+// header, and a name left out keeps its value without the editor ever reading it, unless the
+// base URL changes: then every stored header must be given again.
 
 import { z } from 'zod';
 import type { AuditActor } from '../audit/audit-log.ts';
@@ -105,6 +106,7 @@ export async function updateDestination(
   return withTransaction(pool, async (client) => {
     const row = await findDestinationRow(client, projectId, id, true);
     if (row === null) return null;
+    if (patch.baseUrl !== undefined && patch.baseUrl !== row.base_url) requireHeadersRestated(row, patch.headers);
     let headersEncrypted = row.headers_encrypted;
     let headerNames = row.header_names;
     const valuesSet: string[] = [];
@@ -133,6 +135,21 @@ export async function updateDestination(
     }
     return destinationView(updated);
   });
+}
+
+/**
+ * A stored header value was given for the old base URL: carried to a new one, it would let any
+ * project admin send another admin's secret to whatever allowed host they name. So a URL change
+ * must give every stored header again, a new value or null (docs/api.md); the values are never
+ * read for it, and the history row's headerValuesSet then names every header that remains.
+ */
+function requireHeadersRestated(row: DestinationRow, headers: Record<string, string | null> | undefined): void {
+  const named = new Set(Object.keys(headers ?? {}).map((name) => name.toLowerCase()));
+  const missing = row.header_names.filter((name) => !named.has(name.toLowerCase()));
+  if (missing.length === 0) return;
+  throw invalidBody([
+    { path: 'headers', message: `a new base URL needs every stored header given again, a new value or null: ${missing.join(', ')}` },
+  ]);
 }
 
 /**

@@ -167,6 +167,8 @@ function DestinationForm({ project, destination, onDone, onCancel }: { project: 
   const [rows, setRows] = useState<HeaderRow[]>(() => destination?.headerNames.map((n) => ({ ...newRow(), name: n, stored: true })) ?? []);
   const { busy, error, run } = useAction();
   const prefix = destination ? `edit-${destination.id}` : 'new-destination';
+  // A new URL needs every stored value again (or its removal): the server refuses to carry them over.
+  const urlChanged = destination !== null && baseUrl.trim().replace(/\/+$/, '') !== destination.baseUrl;
   const update = (key: number, change: Partial<HeaderRow>) => setRows((all) => all.map((r) => (r.key === key ? { ...r, ...change } : r)));
 
   const submit = (event: FormEvent) => {
@@ -214,6 +216,7 @@ function DestinationForm({ project, destination, onDone, onCancel }: { project: 
       <fieldset className="header-rows">
         <legend>Headers sent with every replay</legend>
         {rows.length === 0 ? <p className="muted">None.</p> : null}
+        {urlChanged && rows.some((r) => r.stored) ? <p className="muted">A new base URL needs a new value for every stored header, or its removal.</p> : null}
         {rows.map((r, index) => (
           <div className="header-row" key={r.key}>
             {r.stored ? (
@@ -225,7 +228,7 @@ function DestinationForm({ project, destination, onDone, onCancel }: { project: 
                 </span>
                 <label>
                   New value <span className="visually-hidden">of {r.name}</span>
-                  <input type="password" autoComplete="off" value={r.value} disabled={r.remove} placeholder="unchanged" onChange={(e) => update(r.key, { value: e.target.value })} />
+                  <input type="password" autoComplete="off" value={r.value} disabled={r.remove} required={urlChanged && !r.remove} placeholder={urlChanged ? 'needed for the new URL' : 'unchanged'} onChange={(e) => update(r.key, { value: e.target.value })} />
                 </label>
                 <label className="inline">
                   <input type="checkbox" checked={r.remove} onChange={(e) => update(r.key, { remove: e.target.checked })} /> Remove <span className="visually-hidden">{r.name}</span>
