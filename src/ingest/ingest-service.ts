@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Keyring } from '../crypto/keyring.ts';
-import { isStatementTimeout, withTransaction, type Pool, type PoolClient } from '../db/pool.ts';
+import { isDatabaseUnavailable, isStatementTimeout, withTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { AppError } from '../http/errors.ts';
 import { workSlicer } from '../runtime/work-slices.ts';
 import type { EnvironmentRow } from '../projects/environments-sql.ts';
@@ -55,6 +55,11 @@ const UNIQUE_VIOLATION = '23505';
 export function storageFailure(error: unknown, route: 'batch' | 'single'): Refusal {
   if (isStatementTimeout(error)) {
     return { code: 'query_timeout', message: 'The statement timed out; resend this event.' };
+  }
+  // A single event's request is the event: a database that cannot be reached is the service's
+  // outage, answered as on every route (503 database_unavailable, Retry-After) so clients retry.
+  if (route === 'single' && isDatabaseUnavailable(error)) {
+    return { code: 'database_unavailable', message: 'The service cannot reach its database; retry shortly.' };
   }
   return route === 'batch'
     ? { code: 'storage_error', message: 'The event could not be stored; resend it.' }

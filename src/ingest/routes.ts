@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireApiKey, type AuthContext } from '../auth/credentials.ts';
 import { apiKeyBeforeBody } from './credential-first.ts';
-import { AppError, ERROR_STATUS } from '../http/errors.ts';
+import { AppError, ERROR_STATUS, errors } from '../http/errors.ts';
 import { dataOf } from '../http/answers.ts';
 import { acceptedEventSchema, batchAnswerSchema, dryRunAnswerSchema } from '../http/answer-schemas/ingest.ts';
 import { checkDeclaredQuery, defineRoute } from '../http/route-contract.ts';
@@ -169,6 +169,7 @@ export function registerIngestRoutes(
       count([result!]);
       if (result!.status === 'rejected') {
         const { code, message, details } = result!.error;
+        if (code === 'database_unavailable') throw errors.databaseUnavailable();
         throw new AppError(code, message, details);
       }
       return reply.status(202).send({
