@@ -60,8 +60,59 @@ export async function deleteRule(db: Queryable, projectId: string, id: string): 
   return (result.rowCount ?? 0) === 1;
 }
 
-export async function setRuleState(db: Queryable, rule: AlertRuleRecord, state: 'ok' | 'firing'): Promise<void> {
-  await db.query('UPDATE alert_rules SET state = $3 WHERE project_id = $1 AND id = $2', [rule.project_id, rule.id, state]);
+export interface RuleProgress {
+  evaluated_until: Date | null;
+  evaluated_state: 'ok' | 'firing';
+  state: 'ok' | 'firing';
+  muted_until: Date | null;
+  created_at: Date;
+}
+
+/** The rule's evaluation cursor, locked until the transaction ends; null when it was deleted. */
+export async function lockRuleProgress(db: Queryable, projectId: string, id: string): Promise<RuleProgress | null> {
+  const result = await db.query<RuleProgress>(
+    'SELECT evaluated_until, evaluated_state, state, muted_until, created_at FROM alert_rules WHERE project_id = $1 AND id = $2 FOR UPDATE',
+    [projectId, id],
+  );
+  return result.rows[0] ?? null;
+}
+
+export async function saveRuleProgress(
+  db: Queryable,
+  rule: Pick<AlertRuleRecord, 'project_id' | 'id'>,
+  progress: { evaluatedUntil: Date; evaluatedState: 'ok' | 'firing'; state: 'ok' | 'firing' },
+): Promise<void> {
+  await db.query('UPDATE alert_rules SET evaluated_until = $3, evaluated_state = $4, state = $5 WHERE project_id = $1 AND id = $2', [
+    rule.project_id,
+    rule.id,
+    progress.evaluatedUntil,
+    progress.evaluatedState,
+    progress.state,
+  ]);
+}
+
+/**
+ * Findings of the rule first found in [from, to), counted per window of `sizeMs` (tumbling from the
+ * epoch): only windows with any appear, keyed by their start in epoch milliseconds, each with its
+ * first journeys. One statement however many windows a catch-up spans.
+ */
+export async function countWindows(
+  db: Queryable,
+  rule: AlertRuleRecord,
+  range: { from: Date; to: Date; sizeMs: number },
+  maxJourneys: number,
+): Promise<Map<number, { count: number; journeys: string[] }>> {
+  const result = await db.query<{ slot: string; count: number; journeys: string[] | null }>(
+    `SELECT floor(extract(epoch FROM u.first_found_at) * 1000 / $9)::bigint AS slot, count(*)::int AS count,
+            (array_agg(DISTINCT f.journey_id))[1:$8] AS journeys
+       FROM journey_findings f, unnest(f.kind, f.path, f.first_found_at) AS u(kind, path, first_found_at)
+      WHERE f.project_id = $1 AND f.last_found_at >= $3 AND $2 = ANY (f.kind)
+        AND u.kind = $2 AND u.first_found_at >= $3 AND u.first_found_at < $4
+        AND ($5::text IS NULL OR u.path = $5) AND ($6::text IS NULL OR f.entity_type = $6) AND ($7::uuid IS NULL OR f.environment_id = $7)
+      GROUP BY slot`,
+    [rule.project_id, rule.kind, range.from, range.to, rule.path, rule.entity_type, rule.environment_id, maxJourneys, range.sizeMs],
+  );
+  return new Map(result.rows.map((row) => [Number(row.slot) * range.sizeMs, { count: row.count, journeys: row.journeys ?? [] }]));
 }
 
 /**
