@@ -37,7 +37,9 @@ export interface DueNotification {
 
 /**
  * Due notifications, oldest first, at most `perReceiver` for each project and receiver: one
- * receiver's backlog cannot fill the list ahead of every other project's.
+ * receiver's backlog cannot fill the list ahead of every other project's. A rule's notifications
+ * go out one at a time in window order (a catch-up's firing before its resolved), so one waits
+ * while an earlier one of its rule is pending.
  */
 export async function selectDue(db: Queryable, now: Date, perReceiver: number, limit: number): Promise<DueNotification[]> {
   const result = await db.query<DueNotification>(
@@ -46,7 +48,10 @@ export async function selectDue(db: Queryable, now: Date, perReceiver: number, l
               row_number() OVER (PARTITION BY o.project_id, h.receiver ORDER BY o.next_attempt_at, o.id) AS nth
          FROM alert_outbox o JOIN alert_rules r ON r.project_id = o.project_id AND r.id = o.rule_id,
               LATERAL (SELECT lower(substring(r.url FROM '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*')) AS receiver) h
-        WHERE o.status = 'pending' AND o.next_attempt_at <= $1) d
+        WHERE o.status = 'pending' AND o.next_attempt_at <= $1
+          AND NOT EXISTS (SELECT 1 FROM alert_outbox e
+                           WHERE e.project_id = o.project_id AND e.rule_id = o.rule_id AND e.status = 'pending'
+                             AND (e.window_start, e.created_at, e.id) < (o.window_start, o.created_at, o.id))) d
       WHERE d.nth <= $2
       ORDER BY next_attempt_at, id LIMIT $3`,
     [now, perReceiver, limit],
