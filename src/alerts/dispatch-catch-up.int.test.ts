@@ -2,7 +2,7 @@
 // that never answer) are evaluated late, from each rule's stored cursor, and their alerts sent
 // once, whichever instance catches up and however many passes run.
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, type Pool } from '../db/pool.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import { createAlertsFixture, createRule, deleteRule, dispatcherOn, loseAPhone, notifications, startReceiver, waitFor, type AlertsFixture, type Receiver } from './test-kit.ts';
@@ -23,8 +23,11 @@ beforeAll(async () => {
   good = await startReceiver((_request, response) => response.writeHead(200).end());
   w1 = Math.floor(a.now() / MINUTE) * MINUTE;
 });
+// Every test stops its dispatchers, passed or not: the next one takes the lock.
+afterEach(async () => {
+  for (const dispatcher of dispatchers.splice(0)) await dispatcher.stop();
+});
 afterAll(async () => {
-  for (const dispatcher of dispatchers) await dispatcher.stop();
   await slow.close();
   await good.close();
   await poolB.end();
