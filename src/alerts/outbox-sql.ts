@@ -21,6 +21,20 @@ export async function enqueue(
   );
 }
 
+/** A rule's queued notifications from `from` on, keyed `<window start ms> <notification>`, with what their bodies say. */
+export async function selectQueued(
+  db: Queryable,
+  rule: { project_id: string; id: string },
+  from: Date,
+): Promise<Map<string, { pending: boolean; count: unknown; windowComplete: unknown }>> {
+  const result = await db.query<{ window_start: Date; notification: string; pending: boolean; count: unknown; complete: unknown }>(
+    `SELECT window_start, notification, status = 'pending' AS pending, body -> 'count' AS count, body -> 'windowComplete' AS complete
+       FROM alert_outbox WHERE project_id = $1 AND rule_id = $2 AND window_start >= $3`,
+    [rule.project_id, rule.id, from],
+  );
+  return new Map(result.rows.map((row) => [`${row.window_start.getTime()} ${row.notification}`, { pending: row.pending, count: row.count, windowComplete: row.complete }]));
+}
+
 export interface DueNotification {
   project_id: string;
   id: string;
