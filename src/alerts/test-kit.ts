@@ -80,7 +80,7 @@ export interface AlertsFixture {
   close(): Promise<void>;
 }
 
-/** The fixture's clock starts a minute after the real one. */
+/** The fixture's clock starts near the real one, so that ingestion's retention takes the journeys stamped before it. */
 export async function createAlertsFixture(): Promise<AlertsFixture> {
   let clock = Math.floor(Date.now() / 60_000) * 60_000 + 70_000;
   const now = () => clock;
