@@ -1,82 +1,107 @@
-// The alert dispatcher: one instance at a time (advisory lock `alerts`). Each pass evaluates every
-// rule that is not muted against the findings first found in its current window and queues a
-// notification in the outbox (the unique key keeps it to one per rule and window), then sends what
-// is due. A notification stays pending until its receiver answers 2xx, and is retried with a
-// doubling delay for up to 24 hours, so a restart or another instance taking over sends what was
-// left. With no rule nothing is queued, so nothing is ever sent.
+// The alert dispatcher. A pass evaluates every rule from where it last stopped (src/alerts/
+// evaluate.ts: windows missed while no pass ran are caught up) and queues a notification in the
+// outbox for each window that calls for one (a unique key keeps it to one per rule, window and
+// kind), then starts sending what is due without waiting for the sends: they run concurrently,
+// each within its own deadline and the limits per receiver and per project (delivery.ts), so the
+// next pass, and another project's notification, never waits behind a receiver that does not
+// answer. A notification stays pending until its receiver answers 2xx and is retried with a
+// doubling delay for up to 24 hours. With no rule nothing is queued, so nothing is ever sent.
+//
+// One instance at a time evaluates and starts sends (advisory lock `alerts`). The lock is not
+// what keeps a notification from being sent twice at once: each send first claims its row in
+// PostgreSQL for longer than its deadline, so sends that outlive a lost lock, or a pass that runs
+// while another instance's sends are in flight, cannot overlap; a claim whose holder died lapses,
+// and the notification is sent again rather than lost.
 
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import { decryptField } from '../crypto/field-encryption.ts';
-import type { Keyring } from '../crypto/keyring.ts';
 import { ADVISORY_LOCK_KEYS, trySessionLock, type HeldLock } from '../db/advisory-lock.ts';
-import { withTransaction, type Pool } from '../db/pool.ts';
-import type { Metrics } from '../metrics/metrics.ts';
-import { sendReplay, type SendOptions } from '../replay/sender.ts';
-import { isHostAllowed } from '../replay/url-policy.ts';
-import { ALERT_BACKOFF_BASE_MS, ALERT_BACKOFF_MAX_MS, ALERT_PASS_INTERVAL_MS, ALERT_RETRY_WINDOW_MS, ALERT_SEND_BATCH, ALERT_SEND_TIMEOUT_MS, MAX_ALERT_JOURNEYS } from './limits.ts';
-import { notificationBody, type Notification } from './notification.ts';
-import { enqueue, recordAttempt, selectDue, type DueNotification } from './outbox-sql.ts';
-import { countMatches, selectRules, setRuleState, type AlertRuleRecord } from './rules-sql.ts';
-import { signNotification } from './signing.ts';
+import { deliver, InFlight, SendCounts, sendTimeoutMs, type DeliveryDeps } from './delivery.ts';
+import { evaluateRule } from './evaluate.ts';
+import { ALERT_CLAIM_MARGIN_MS, ALERT_PASS_INTERVAL_MS, ALERT_SENDS_IN_FLIGHT, ALERT_SENDS_PER_RECEIVER } from './limits.ts';
+import { claimDue, selectDue, type DueNotification } from './outbox-sql.ts';
+import { selectRules } from './rules-sql.ts';
 
-export interface DispatcherDeps {
-  pool: Pool;
-  keyring: Keyring;
-  logger: Pick<Logger, 'info' | 'warn'>;
-  metrics: Pick<Metrics, 'alertsSent' | 'alertsFailed'>;
+export { windowStart } from './windows.ts';
+
+export interface DispatcherDeps extends DeliveryDeps {
   /** ALERT_ALLOWED_HOSTS as resolved at start; empty sends nothing. */
   allowedHosts: readonly string[];
-  version: string;
   now?: () => number;
   intervalMs?: number;
-  backoffBaseMs?: number;
-  send?: SendOptions;
 }
 
 export interface Dispatcher {
-  /** One pass now (after a running one); returns notifications sent. */
+  /** One pass now (after a running one's evaluation); resolves when the sends it started have settled, with how many were delivered. */
   runOnce(): Promise<number>;
   holdsLock(): boolean;
+  /** Stops passes and waits for the sends in flight (each within its deadline). */
   stop(): Promise<void>;
 }
 
 export function startAlertDispatcher(deps: DispatcherDeps): Dispatcher {
   let lock: HeldLock | null = null;
   let stopping = false;
-  let running: Promise<number> | null = null;
+  let evaluating: Promise<Array<Promise<boolean>>> | null = null;
   let timer: NodeJS.Timeout | null = null;
+  const inFlight = new InFlight();
   const now = () => new Date((deps.now ?? Date.now)());
 
-  const pass = async (): Promise<number> => {
-    if (stopping) return 0;
+  /** Evaluates, claims and starts sends; returns the sends it started. */
+  const pass = async (): Promise<Array<Promise<boolean>>> => {
+    if (stopping) return [];
     if (lock === null || !(await lock.isHeld())) {
       await lock?.release();
       lock = await trySessionLock(deps.pool, ADVISORY_LOCK_KEYS.alerts);
-      if (lock === null) return 0;
+      if (lock === null) return [];
     }
-    for (const rule of await selectRules(deps.pool, null)) await evaluate(deps, rule, now());
-    let sent = 0;
-    for (const due of await selectDue(deps.pool, now(), ALERT_SEND_BATCH)) {
-      if (stopping || !(await lock.isHeld())) break;
-      if (await deliver(deps, due, now)) sent++;
+    for (const rule of await selectRules(deps.pool, null)) {
+      if (stopping) return [];
+      // One rule that fails to evaluate does not keep the others from theirs.
+      await evaluateRule(deps.pool, rule, now()).catch((error: unknown) => warn('alert rule evaluation failed', error));
     }
-    return sent;
+    if (stopping || !(await lock.isHeld())) return [];
+    return startSends();
   };
-  const runOnce = (): Promise<number> => {
-    const next: Promise<number> = (running ?? Promise.resolve(0)).catch(() => 0).then(pass);
-    running = next;
-    void next.finally(() => {
-      if (running === next) running = null;
-    }).catch(() => undefined);
+
+  const startSends = async (): Promise<Array<Promise<boolean>>> => {
+    if (inFlight.counts.total >= ALERT_SENDS_IN_FLIGHT) return [];
+    const at = now();
+    const chosen: DueNotification[] = [];
+    // This pass's choice counts against the limits as the sends in flight do.
+    const planned = new SendCounts();
+    for (const due of await selectDue(deps.pool, at, ALERT_SENDS_PER_RECEIVER, ALERT_SENDS_IN_FLIGHT)) {
+      if (!inFlight.counts.fits(due, planned)) continue;
+      planned.add(due, 1);
+      chosen.push(due);
+    }
+    const claim = randomUUID();
+    const claimed = await claimDue(deps.pool, chosen, claim, at, new Date(at.getTime() + sendTimeoutMs(deps) + ALERT_CLAIM_MARGIN_MS));
+    return chosen.filter((due) => claimed.has(due.id)).map((due) => inFlight.track(due, () => deliver(deps, due, claim, now)));
+  };
+
+  const warn = (message: string, error: unknown) => deps.logger.warn({ err: { type: error instanceof Error ? error.name : 'error' } }, message);
+
+  /** Passes run one after another, but only their evaluation and claiming: never waiting for sends. */
+  const chainPass = (): Promise<Array<Promise<boolean>>> => {
+    const next = (evaluating ?? Promise.resolve([])).catch(() => []).then(pass);
+    evaluating = next;
+    void next
+      .finally(() => {
+        if (evaluating === next) evaluating = null;
+      })
+      .catch(() => undefined);
     return next;
+  };
+  const runOnce = async (): Promise<number> => {
+    const sends = await chainPass();
+    return (await Promise.all(sends)).filter(Boolean).length;
   };
   const schedule = () => {
     if (stopping) return;
     timer = setTimeout(() => {
       timer = null;
-      runOnce()
-        .catch((error: unknown) => deps.logger.warn({ err: { type: error instanceof Error ? error.name : 'error' } }, 'alert dispatch failed'))
+      chainPass()
+        .catch((error: unknown) => warn('alert dispatch failed', error))
         .finally(schedule);
     }, deps.intervalMs ?? ALERT_PASS_INTERVAL_MS);
     timer.unref();
@@ -88,94 +113,10 @@ export function startAlertDispatcher(deps: DispatcherDeps): Dispatcher {
     async stop() {
       stopping = true;
       if (timer) clearTimeout(timer);
-      await running?.catch(() => undefined);
+      await evaluating?.catch(() => undefined);
+      await inFlight.settled();
       await lock?.release();
       lock = null;
     },
   };
-}
-
-/** Tumbling windows from the epoch: every instance and every pass agree on where one starts. */
-export function windowStart(atMs: number, minutes: number): Date {
-  const size = minutes * 60_000;
-  return new Date(Math.floor(atMs / size) * size);
-}
-
-async function evaluate(deps: DispatcherDeps, rule: AlertRuleRecord, at: Date): Promise<void> {
-  if (rule.muted_until !== null && rule.muted_until > at) return;
-  const size = rule.window_minutes * 60_000;
-  const start = windowStart(at.getTime(), rule.window_minutes);
-  const end = new Date(start.getTime() + size);
-  const current = await countMatches(deps.pool, rule, start, end, MAX_ALERT_JOURNEYS);
-  const notify = async (notification: Notification['notification'], count: number, journeys: string[]) =>
-    withTransaction(deps.pool, async (client) => {
-      const body: Notification = {
-        notification,
-        rule: {
-          id: rule.id, projectId: rule.project_id, name: rule.name, kind: rule.kind, path: rule.path, entityType: rule.entity_type,
-          environment: rule.environment, threshold: { count: rule.threshold_count, windowMinutes: rule.window_minutes },
-        },
-        windowStart: start.toISOString(),
-        windowEnd: end.toISOString(),
-        count,
-        journeys,
-      };
-      await enqueue(client, { projectId: rule.project_id, id: randomUUID(), ruleId: rule.id, windowStart: start, notification, body, now: at });
-      await setRuleState(client, rule, notification === 'firing' ? 'firing' : 'ok');
-    });
-  if (current.count >= rule.threshold_count) {
-    await notify('firing', current.count, current.journeys);
-  } else if (rule.state === 'firing') {
-    // Resolved once a whole window has passed under the threshold.
-    const previous = await countMatches(deps.pool, rule, new Date(start.getTime() - size), start, 0);
-    if (previous.count < rule.threshold_count) await notify('resolved', current.count, []);
-  }
-}
-
-function backoff(deps: DispatcherDeps, attempts: number): number {
-  return Math.min(ALERT_BACKOFF_MAX_MS, (deps.backoffBaseMs ?? ALERT_BACKOFF_BASE_MS) * 2 ** Math.max(0, attempts - 1));
-}
-
-/** One attempt; true when the receiver answered 2xx. */
-async function deliver(deps: DispatcherDeps, due: DueNotification, now: () => Date): Promise<boolean> {
-  const secret = decryptField(deps.keyring, due.secret_encrypted);
-  const url = new URL(due.url);
-  const started = now();
-  const expired = started.getTime() - due.created_at.getTime() >= ALERT_RETRY_WINDOW_MS;
-  const record = (outcome: Parameters<typeof recordAttempt>[2]['outcome'], statusCode: number | null, error: string | null, retry: boolean) =>
-    withTransaction(deps.pool, (client) =>
-      recordAttempt(client, due, { outcome, statusCode, error, now: now(), retryAt: retry && !expired ? new Date(now().getTime() + backoff(deps, due.attempts + 1)) : null }),
-    );
-  // The host list may have changed since the rule was made: checked again before every send.
-  if (secret === null || !isHostAllowed(url.hostname, deps.allowedHosts)) {
-    deps.metrics.alertsFailed.inc();
-    await record('blocked', null, secret === null ? 'secret_key_not_configured' : 'host_not_allowed', false);
-    return false;
-  }
-  const body = notificationBody(due.channel, due.body as Notification, due.id);
-  const timestamp = Math.floor(started.getTime() / 1000);
-  const outcome = await sendReplay(
-    {
-      url,
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': `jtrace/${deps.version}`,
-        'x-jtrace-delivery': due.id,
-        'x-jtrace-timestamp': String(timestamp),
-        'x-jtrace-signature': signNotification(secret, timestamp, body),
-      },
-      body,
-    },
-    { timeoutMs: ALERT_SEND_TIMEOUT_MS, ...deps.send },
-  );
-  if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
-    deps.metrics.alertsSent.inc();
-    await record('sent', outcome.status, null, false);
-    return true;
-  }
-  deps.metrics.alertsFailed.inc();
-  if (outcome.kind === 'response') await record(expired ? 'gave_up' : 'error_status', outcome.status, null, true);
-  else await record(expired ? 'gave_up' : 'failed', outcome.status, outcome.error, true);
-  return false;
 }
