@@ -6,6 +6,7 @@ import { hashApiKey } from '../crypto/api-keys.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError, errors } from '../http/errors.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import { checkPassword } from './passwords.ts';
 import { ACCOUNT_RULE, ADDRESS_RULE, clearAccount, lockedFor, recordRefusal } from './sign-in-throttle.ts';
 import { findUserByEmail, passwordHashOf, recordSignIn, type UserRow } from './users-sql.ts';
@@ -14,6 +15,7 @@ export interface SignInDeps {
   pool: Queryable;
   keyring: Keyring;
   now: () => number;
+  metrics: Pick<Metrics, 'passwordVerifications' | 'passwordSignInsThrottled'>;
 }
 
 /** A keyed hash of the lower-cased e-mail: names an account in the throttle and the trail without the address. */
@@ -45,7 +47,9 @@ export async function signInWithPassword(
   if (wait > 0) throw tooManyAttempts(wait);
   const user = input.email.length <= 254 ? await findUserByEmail(deps.pool, input.email.trim()) : null;
   const stored = user !== null && user.state === 'active' ? await passwordHashOf(deps.pool, user.id) : null;
-  if (!(await checkPassword(stored, input.password)) || user === null) {
+  const accepted = (await checkPassword(stored, input.password)) && user !== null;
+  deps.metrics.passwordVerifications.inc({ outcome: accepted ? 'accepted' : 'refused' });
+  if (!accepted) {
     await recordRefusal(deps.pool, 'address', input.address, ADDRESS_RULE, now);
     await recordRefusal(deps.pool, 'account', account, ACCOUNT_RULE, now);
     await writeAccountAudit(deps.pool, 'session.sign_in_refused', null, { emailHash: account }, { kind: 'none', clientAddress: input.clientAddress });

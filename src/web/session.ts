@@ -16,6 +16,7 @@ import { createUserSession } from '../auth/user-sessions.ts';
 import { writeAccountAudit } from '../audit/audit-log.ts';
 import type { Pool } from '../db/pool.ts';
 import { describePrincipal } from '../teams/describe.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 export const SESSION_COOKIE = 'jtrace_session';
 /** The cookie is sent to the interface only: pages and `/ui/api`, never `/v1`. */
@@ -58,8 +59,12 @@ const COMMON_ERRORS = ['invalid_query', 'bad_url', 'internal_error'] as const;
  */
 export const SESSION_BODY_LIMIT_BYTES = 4096;
 
+export interface SessionRouteDeps extends SessionDeps {
+  metrics: Pick<Metrics, 'passwordVerifications' | 'passwordSignInsThrottled'>;
+}
+
 /** Sign-in, the current session and sign-out (docs/web-interface.md, "Session"). */
-export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): void {
+export function registerSessionRoutes(api: FastifyInstance, deps: SessionRouteDeps): void {
   const secure = (request: FastifyRequest) => requestIsHttps(request, deps.auth.trustedProxyCount);
 
   defineRoute(api, {
@@ -109,7 +114,7 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
       if (!body.success) throw errors.invalidRequest('', 'Send {"email": "...", "password": "..."}.');
       const clientAddress = requestClientAddress(request, deps.auth);
       const user = await signInWithPassword(
-        { pool: deps.auth.db, keyring: deps.auth.keyring, now: deps.auth.now },
+        { pool: deps.auth.db, keyring: deps.auth.keyring, now: deps.auth.now, metrics: deps.metrics },
         { email: body.data.email, password: body.data.password, address: requestThrottleKey(request, deps.auth), clientAddress },
       );
       const { value } = await createUserSession(deps.auth.db, {
