@@ -53,12 +53,9 @@ export async function lockedFor(db: Queryable, scope: ThrottleScope, key: string
 export async function reserveAttempt(db: Queryable, scope: ThrottleScope, key: string, rule: ThrottleRule, nowMs: number): Promise<Reservation> {
   const counted = await countAttempt(db, scope, key, rule, nowMs, false);
   if (counted !== null) return { counted: { scope, key, windowStartedAt: counted } };
-  // Refused: the lock's end for Retry-After (read apart; a lock given back since answers 1 s).
-  const state = await db.query<{ locked_until: Date | null; window_started_at: Date }>(
-    'SELECT locked_until, window_started_at FROM sign_in_throttle WHERE scope = $1 AND key = $2',
-    [scope, key],
-  );
-  const until = state.rows[0]?.locked_until?.getTime() ?? (state.rows[0] ? state.rows[0].window_started_at.getTime() + rule.windowMs : nowMs);
+  // Refused: the lock's end for Retry-After, read apart; a lock given back since then answers 1 s.
+  const state = await db.query<{ locked_until: Date | null }>('SELECT locked_until FROM sign_in_throttle WHERE scope = $1 AND key = $2', [scope, key]);
+  const until = state.rows[0]?.locked_until?.getTime() ?? nowMs;
   return { retryAfterSeconds: secondsUntil(until, nowMs) };
 }
 
