@@ -237,6 +237,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerApiRoutes(app, auth);
   await registerWebInterface(app, {
     auth,
+    metrics: deps.metrics,
     keyring: deps.keyring,
     replay,
     commonTrigrams,

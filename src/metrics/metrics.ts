@@ -11,6 +11,10 @@ export const OTLP_RESULTS = ['accepted', 'duplicate', 'rejected', 'skipped'] as 
 /** Label values of service_findings_stored_total (the kinds of src/findings/analyze.ts). */
 export const FINDING_KIND_LABELS = ['lost', 'changed', 'duplicated', 'failed', 'overdue', 'skipped_step'] as const;
 
+/** Label values of service_password_verifications_total and service_password_sign_ins_throttled_total. */
+export const PASSWORD_VERIFICATION_OUTCOMES = ['accepted', 'refused'] as const;
+export const SIGN_IN_THROTTLE_REASONS = ['address', 'account', 'busy'] as const;
+
 /** The seven methods jtrace answers; anything else is counted as `other`. */
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
@@ -143,6 +147,22 @@ export function createMetrics(pool?: Pool) {
     help: 'Shared single-event transactions that failed, so that each of their events was stored on its own.',
     registers: [registry],
   });
+  // Password sign-ins (docs/roles.md, "Throttling"): each argon2id verification is counted, so a
+  // burst that gets past the limits shows here and not only as CPU time.
+  const passwordVerifications = new Counter({
+    name: 'service_password_verifications_total',
+    help: 'Password sign-ins whose password was verified (argon2id), by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of PASSWORD_VERIFICATION_OUTCOMES) passwordVerifications.inc({ outcome }, 0);
+  const passwordSignInsThrottled = new Counter({
+    name: 'service_password_sign_ins_throttled_total',
+    help: 'Password sign-ins answered 429 before any verification, by the limit that held them (address, account, busy).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  for (const reason of SIGN_IN_THROTTLE_REASONS) passwordSignInsThrottled.inc({ reason }, 0);
   collectDefaultMetrics({ register: registry });
   return {
     registry,
@@ -162,6 +182,8 @@ export function createMetrics(pool?: Pool) {
     alertsFailed,
     coalescedGroupEvents,
     coalesceFallbacks,
+    passwordVerifications,
+    passwordSignInsThrottled,
     setFindingsLagReader(reader: () => Promise<number>) {
       findingsLagReader = reader;
     },

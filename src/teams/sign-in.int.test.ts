@@ -127,14 +127,20 @@ describe('two instances on one database', () => {
     const other = (await buildTestApp(db.pool, { keyring })).app;
     try {
       const person = await makePerson(db.pool);
-      for (let i = 0; i < 10; i++) {
-        expectCode(await passwordSignIn(i % 2 === 0 ? app : other, person.email, 'wrong but long enough'), 401, 'unauthorized');
+      const guessers = Array.from({ length: 10 }, () => nextAddress());
+      for (const [i, from] of guessers.entries()) {
+        expectCode(await passwordSignIn(i % 2 === 0 ? app : other, person.email, 'wrong but long enough', from), 401, 'unauthorized');
       }
-      for (const instance of [app, other]) {
-        const locked = await passwordSignIn(instance, person.email, PASSWORD);
+      // Each instance refuses, the right password included, an address that guessed on the other.
+      for (const [instance, from] of [[app, guessers[1]!], [other, guessers[0]!]] as const) {
+        const locked = await passwordSignIn(instance, person.email, PASSWORD, from);
         expectCode(locked, 429, 'too_many_attempts');
         expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
       }
+      // An address that has not guessed gets one try while the account is locked, on either instance.
+      const newcomer = nextAddress();
+      expectCode(await passwordSignIn(other, person.email, 'wrong but long enough', newcomer), 401, 'unauthorized');
+      expectCode(await passwordSignIn(app, person.email, PASSWORD, newcomer), 429, 'too_many_attempts');
       // One address guessing at several accounts is locked after five, on both.
       const address = nextAddress();
       for (let i = 0; i < 5; i++) {

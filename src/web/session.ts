@@ -10,7 +10,7 @@ import { requestIsHttps } from './request-origin.ts';
 import { SESSION_LIFETIME_SECONDS, issueSession, verifySessionValue, type Session } from './session-token.ts';
 import { isSessionRevoked, revokeSession } from './sessions-sql.ts';
 import { passwordSignInBodySchema, setPasswordBodySchema, signInBodySchema } from './session-input.ts';
-import { refuseLockedAddress, signInWithPassword } from '../teams/sign-in.ts';
+import { VerificationGate, refuseLockedAddress, signInWithPassword, type SignInMetrics } from '../teams/sign-in.ts';
 import { setPasswordWithLink } from '../teams/accounts.ts';
 import { createUserSession } from '../auth/user-sessions.ts';
 import { writeAccountAudit } from '../audit/audit-log.ts';
@@ -58,9 +58,15 @@ const COMMON_ERRORS = ['invalid_query', 'bad_url', 'internal_error'] as const;
  */
 export const SESSION_BODY_LIMIT_BYTES = 4096;
 
+export interface SessionRouteDeps extends SessionDeps {
+  metrics: SignInMetrics;
+}
+
 /** Sign-in, the current session and sign-out (docs/web-interface.md, "Session"). */
-export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): void {
+export function registerSessionRoutes(api: FastifyInstance, deps: SessionRouteDeps): void {
   const secure = (request: FastifyRequest) => requestIsHttps(request, deps.auth.trustedProxyCount);
+  // Registered once per instance: one bound on the password verifications it runs at once.
+  const gate = new VerificationGate();
 
   defineRoute(api, {
     method: 'POST',
@@ -93,7 +99,7 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
     // Origin (the scope's onRequest hook), then the address lock in PostgreSQL, then a body of a few KB.
     options: {
       bodyLimit: SESSION_BODY_LIMIT_BYTES,
-      onRequest: async (request: FastifyRequest) => refuseLockedAddress(deps.auth.db, requestThrottleKey(request, deps.auth), deps.auth.now()),
+      onRequest: async (request: FastifyRequest) => refuseLockedAddress(deps.auth.db, deps.metrics, requestThrottleKey(request, deps.auth), deps.auth.now()),
     },
     contract: {
       summary: 'Sign in to the web interface with e-mail and password (sets the session cookie)',
@@ -109,7 +115,7 @@ export function registerSessionRoutes(api: FastifyInstance, deps: SessionDeps): 
       if (!body.success) throw errors.invalidRequest('', 'Send {"email": "...", "password": "..."}.');
       const clientAddress = requestClientAddress(request, deps.auth);
       const user = await signInWithPassword(
-        { pool: deps.auth.db, keyring: deps.auth.keyring, now: deps.auth.now },
+        { pool: deps.auth.db, keyring: deps.auth.keyring, now: deps.auth.now, metrics: deps.metrics, gate },
         { email: body.data.email, password: body.data.password, address: requestThrottleKey(request, deps.auth), clientAddress },
       );
       const { value } = await createUserSession(deps.auth.db, {

@@ -17,9 +17,11 @@ import { readPrincipal, registerSessionRoutes, type SessionDeps } from './sessio
 import { deriveSessionKey } from './session-token.ts';
 import { registerOidcRoutes, registerSignInOptions } from './oidc-routes.ts';
 import type { OidcConfig } from '../config/config.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 export interface WebInterfaceDeps {
   auth: AuthContext;
+  metrics: Metrics;
   /** The built front end (web/dist); null or a missing folder: pages answer 503. */
   webRoot: string | null;
   keyring: Keyring;
@@ -129,7 +131,7 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
     }
   });
 
-  registerSessionRoutes(api, sessionDeps);
+  registerSessionRoutes(api, { ...sessionDeps, metrics: deps.metrics });
   if (deps.oidc !== null) registerOidcRoutes(api, { auth, config: deps.oidc });
   registerSignInOptions(api, deps.oidc !== null);
   const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readPrincipal(request, sessionDeps))?.principal ?? null };
