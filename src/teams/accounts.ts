@@ -49,10 +49,21 @@ export interface PasswordLink {
   expiresAt: Date;
 }
 
-export async function makeLink(client: Parameters<typeof insertPasswordLink>[0], userId: string, purpose: 'invitation' | 'reset', nowMs: number): Promise<PasswordLink> {
+/**
+ * A new link for the account, replacing its unused ones. `issuedByProject` names the project
+ * whose admin issues it; null for an owner, the admin token or the CLI, whose live links no
+ * project admin may replace.
+ */
+export async function makeLink(
+  client: Parameters<typeof insertPasswordLink>[0],
+  userId: string,
+  purpose: 'invitation' | 'reset',
+  nowMs: number,
+  issuedByProject: string | null = null,
+): Promise<PasswordLink> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(nowMs + PASSWORD_LINK_LIFETIME_MS);
-  await insertPasswordLink(client, { tokenHash: linkHash(token), userId, purpose, createdAt: new Date(nowMs), expiresAt });
+  await insertPasswordLink(client, { tokenHash: linkHash(token), userId, purpose, createdAt: new Date(nowMs), expiresAt, issuedByProject });
   return { token, path: `${SET_PASSWORD_PATH}#token=${token}`, expiresAt };
 }
 
