@@ -87,7 +87,8 @@ export function registerInvitationRoutes(app: FastifyInstance, deps: InvitationR
       const input = { email: parsed.data.email, role: parsed.data.role, ...(parsed.data.name !== undefined ? { name: parsed.data.name } : {}) };
       const invited = await inviteMember(deps.pool, projectId, input, await requestActor(request, deps.auth), await issuerOf(request), now());
       const link = invited.link && { url: invited.link.path, expiresAt: ts(invited.link.expiresAt) };
-      return reply.status(201).send({ data: { member: { ...userView(invited.user), role: invited.role }, link } });
+      const { id, email, displayName: name } = invited.user;
+      return reply.status(201).send({ data: { member: { id, email, name, role: invited.role }, link } });
     },
   });
 
