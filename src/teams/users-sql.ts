@@ -65,7 +65,8 @@ export async function updateUser(db: Queryable, id: string, change: { displayNam
   return result.rows[0] ? userOf(result.rows[0]) : null;
 }
 
-export async function setPasswordHash(db: Queryable, id: string, passwordHash: string): Promise<void> {
+/** Null clears the password (a reset): the old one stops signing in at once. */
+export async function setPasswordHash(db: Queryable, id: string, passwordHash: string | null): Promise<void> {
   await db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [id, passwordHash]);
 }
 
@@ -145,6 +146,15 @@ export async function revokePersonalToken(db: Queryable, userId: string, tokenId
 export async function lockUser(db: Queryable, userId: string): Promise<boolean> {
   const result = await db.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
   return (result.rowCount ?? 0) > 0;
+}
+
+/** Revokes every live token of the person (a reset, disabling); the prefixes revoked. */
+export async function revokeAllPersonalTokens(db: Queryable, userId: string, at: Date): Promise<string[]> {
+  const result = await db.query<{ prefix: string }>(
+    'UPDATE personal_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING prefix',
+    [userId, at],
+  );
+  return result.rows.map((r) => r.prefix).sort();
 }
 
 export async function insertPasswordLink(
