@@ -1,12 +1,11 @@
 // Personal access tokens of a person: made, listed and revoked by that person only.
 import { writeAccountAudit, type AuditActor } from '../audit/audit-log.ts';
-import { findPersonalTokenByPrefix } from '../auth/personal-tokens-sql.ts';
 import { generatePersonalToken, hashPersonalToken } from '../crypto/personal-tokens.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { errors } from '../http/errors.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
-import { insertPersonalToken, revokePersonalToken, type TokenRow } from './users-sql.ts';
+import { insertPersonalToken, personalTokenExpiry, revokePersonalToken, type TokenRow } from './users-sql.ts';
 
 export const MAX_TOKEN_NAME_LENGTH = 200;
 
@@ -30,7 +29,7 @@ export async function createPersonalToken(
     throw errors.invalidRequest('expiresAt', 'The expiry must be in the future.');
   }
   if (input.madeWithPrefix !== null) {
-    const limit = (await findPersonalTokenByPrefix(pool, input.madeWithPrefix))?.expiresAt ?? null;
+    const limit = await personalTokenExpiry(pool, input.madeWithPrefix);
     if (limit !== null && (input.expiresAt === null || input.expiresAt.getTime() > limit.getTime())) {
       throw errors.invalidRequest('expiresAt', `A token made with a token expires no later than it does (${formatTimestamp(limit.getTime())}).`);
     }

@@ -148,6 +148,12 @@ export async function lockUser(db: Queryable, userId: string): Promise<boolean> 
   return (result.rowCount ?? 0) > 0;
 }
 
+/** A token's expiry by its prefix: null for a token without one (or no such token). */
+export async function personalTokenExpiry(db: Queryable, prefix: string): Promise<Date | null> {
+  const result = await db.query<{ expires_at: Date | null }>('SELECT expires_at FROM personal_tokens WHERE prefix = $1', [prefix]);
+  return result.rows[0]?.expires_at ?? null;
+}
+
 /** Revokes every live token of the person (a reset, disabling); the prefixes revoked. */
 export async function revokeAllPersonalTokens(db: Queryable, userId: string, at: Date): Promise<string[]> {
   const result = await db.query<{ prefix: string }>(
