@@ -5,8 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_TOKEN, bearer, buildTestApp } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { CLI_ACTOR } from '../audit/audit-log.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { keyring } from '../web/test-kit.ts';
+import { createPersonalToken } from './tokens.ts';
 import { PASSWORD, SAME_ORIGIN, expectCode, makePerson, nextAddress, passwordSignIn, sessionOf, tokenOf } from './test-kit.ts';
 
 const IDLE_MINUTES = 30;
@@ -54,7 +56,11 @@ describe('a reset or disabling ends personal tokens and sessions', () => {
     const trail = await db.pool.query("SELECT details ->> 'tokenPrefix' AS prefix FROM account_audit_log WHERE subject_user_id = $1 AND action = 'token.revoked'", [person.id]);
     expect(trail.rows.map((r) => r.prefix).sort()).toEqual(person.tokens.map((t) => t.slice(0, 12)).sort());
 
+    // A token made meanwhile (single sign-on still signs in) ends when the new password is set.
+    const meanwhile = await createPersonalToken(db.pool, keyring, { userId: person.id, name: 'meanwhile', expiresAt: null, madeWithPrefix: null }, CLI_ACTOR, nowMs);
+    expect((await me(meanwhile.secret)).statusCode).toBe(200);
     expect((await setPassword(reset.json().data.url, 'a fresh and unusual passphrase')).statusCode).toBe(204);
+    expectCode(await me(meanwhile.secret), 401, 'unauthorized');
     expect((await passwordSignIn(app, person.email, 'a fresh and unusual passphrase')).statusCode).toBe(204);
     for (const token of person.tokens) expectCode(await me(token), 401, 'unauthorized');
     expect((await app.inject({ method: 'GET', url: '/ui/api/v1/me/tokens', headers: { cookie: await signedInCookie(person.email, 'a fresh and unusual passphrase') } })).json().data.items).toEqual([]);
