@@ -14,7 +14,7 @@ let db: TestDatabase;
 let app: FastifyInstance;
 let own: SeededProject;
 let other: SeededProject;
-const nowMs = Date.now();
+let nowMs = Date.now();
 
 type Actor = 'owner' | 'admin-token' | 'cli' | 'project-admin' | 'other-admin' | 'operator' | 'viewer';
 const ACTORS: Actor[] = ['owner', 'admin-token', 'cli', 'project-admin', 'other-admin', 'operator', 'viewer'];
@@ -239,5 +239,17 @@ describe('taking over an account an owner made', () => {
     const account = await accountIn('pending (owner link)');
     expect(outcome(await reissue(own.projectId, account.id, 'project-admin'))).toBe('403 forbidden');
     expect(outcome(await setPassword(account.link!))).toBe('ok');
+  });
+
+  it("leaves an owner's invitation to owners while the owner's link is live, and to the project once it expired", async () => {
+    const invited = await invite(own.projectId, freshEmail(), 'owner');
+    expect(invited.statusCode, invited.body).toBe(201);
+    const id = invited.json().data.member.id as string;
+    expect(outcome(await reissue(own.projectId, id, 'project-admin'))).toBe('403 forbidden');
+    nowMs += 72 * 3_600_000;
+    expect(outcome(await setPassword(invited.json().data.link.url))).toBe('404 not_found');
+    const link = await reissue(own.projectId, id, 'project-admin');
+    expect(link.statusCode, link.body).toBe(201);
+    expect(outcome(await setPassword(link.json().data.url))).toBe('ok');
   });
 });
