@@ -71,11 +71,14 @@ export async function readUserSession(
   // Read on every request: disabling a user ends their sessions on their next request.
   const user = await findActiveUser(db, row.user_id);
   if (user === null) return null;
+  let lastSeen = row.last_seen_at;
   if (context.nowMs - row.last_seen_at.getTime() >= TOUCH_INTERVAL_MS) {
-    await db.query('UPDATE user_sessions SET last_seen_at = $2 WHERE id_hash = $1', [hashOf(value), new Date(context.nowMs)]);
+    lastSeen = new Date(context.nowMs);
+    await db.query('UPDATE user_sessions SET last_seen_at = $2 WHERE id_hash = $1', [hashOf(value), lastSeen]);
   }
-  const lastSeen = Math.max(row.last_seen_at.getTime(), context.nowMs);
-  return { publicId: row.public_id, user, createdAtMs: row.created_at.getTime(), expiresAtMs: expiry(row.created_at, new Date(lastSeen), context.limits) };
+  // The expiry announced is the one the stored last use gives, the one the next request is
+  // judged by: a request that wrote nothing does not push it (up to a minute early, never late).
+  return { publicId: row.public_id, user, createdAtMs: row.created_at.getTime(), expiresAtMs: expiry(row.created_at, lastSeen, context.limits) };
 }
 
 export async function endUserSession(db: Queryable, value: string): Promise<void> {

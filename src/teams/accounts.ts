@@ -5,7 +5,7 @@ import { writeAccountAudit, writeAudit, type AuditActor } from '../audit/audit-l
 import { recordSettingsChange } from '../audit/settings-history.ts';
 import { endAllUserSessions } from '../auth/user-sessions.ts';
 import type { Role } from '../auth/credentials.ts';
-import { withTransaction, type Pool } from '../db/pool.ts';
+import { withTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
 import {
@@ -15,6 +15,7 @@ import {
   findUserById,
   insertPasswordLink,
   insertUser,
+  revokeAllPersonalTokens,
   setPasswordHash,
   updateUser,
   upsertMember,
@@ -49,10 +50,21 @@ export interface PasswordLink {
   expiresAt: Date;
 }
 
-export async function makeLink(client: Parameters<typeof insertPasswordLink>[0], userId: string, purpose: 'invitation' | 'reset', nowMs: number): Promise<PasswordLink> {
+/**
+ * A new link for the account, replacing its unused ones. `issuedByProject` names the project
+ * whose admin issues it; null for an owner, the admin token or the CLI, whose live links no
+ * project admin may replace.
+ */
+export async function makeLink(
+  client: Parameters<typeof insertPasswordLink>[0],
+  userId: string,
+  purpose: 'invitation' | 'reset',
+  nowMs: number,
+  issuedByProject: string | null = null,
+): Promise<PasswordLink> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(nowMs + PASSWORD_LINK_LIFETIME_MS);
-  await insertPasswordLink(client, { tokenHash: linkHash(token), userId, purpose, createdAt: new Date(nowMs), expiresAt });
+  await insertPasswordLink(client, { tokenHash: linkHash(token), userId, purpose, createdAt: new Date(nowMs), expiresAt, issuedByProject });
   return { token, path: `${SET_PASSWORD_PATH}#token=${token}`, expiresAt };
 }
 
@@ -89,11 +101,24 @@ export async function createUser(
   });
 }
 
+/**
+ * Ends every credential the person made for themselves: sessions (rows deleted) and personal
+ * tokens (revoked, each with its token.revoked row). A reset, a new password and disabling do
+ * this, so enabling the account again or the old password's holder revives none of them.
+ */
+async function endCredentials(client: PoolClient, userId: string, actor: AuditActor | { kind: 'none'; clientAddress?: string | null }, nowMs: number): Promise<void> {
+  await endAllUserSessions(client, userId);
+  for (const tokenPrefix of await revokeAllPersonalTokens(client, userId, new Date(nowMs))) {
+    await writeAccountAudit(client, 'token.revoked', userId, { tokenPrefix }, actor);
+  }
+}
+
 export async function changeUser(
   pool: Pool,
   userId: string,
   change: { displayName?: string; state?: 'active' | 'disabled'; owner?: boolean },
   actor: AuditActor,
+  nowMs: number,
 ): Promise<UserRow> {
   return withTransaction(pool, async (client) => {
     const before = await findUserById(client, userId);
@@ -102,20 +127,25 @@ export async function changeUser(
     if (after === null) throw errors.notFound('The user was not found.');
     if (before.state !== after.state) {
       await writeAccountAudit(client, after.state === 'disabled' ? 'user.disabled' : 'user.enabled', userId, { userId, email: after.email }, actor);
-      // Their sessions are refused from the next request on anyway; the rows go too.
-      if (after.state === 'disabled') await endAllUserSessions(client, userId);
+      // Sessions and tokens are refused from the next request on anyway; they end for good, so
+      // enabling the account again does not bring them back.
+      if (after.state === 'disabled') await endCredentials(client, userId, actor, nowMs);
     }
     return after;
   });
 }
 
-/** A reset link for an existing person; their sessions end now (password.reset). */
+/**
+ * A reset link for an existing person (password.reset): their password, sessions and personal
+ * tokens end now, so whoever held the old password cannot sign in again and make new ones.
+ */
 export async function resetPassword(pool: Pool, userId: string, actor: AuditActor, nowMs: number): Promise<PasswordLink> {
   return withTransaction(pool, async (client) => {
     const user = await findUserById(client, userId);
     if (user === null) throw errors.notFound('The user was not found.');
-    await endAllUserSessions(client, userId);
     await writeAccountAudit(client, 'password.reset', userId, { userId, email: user.email }, actor);
+    await setPasswordHash(client, userId, null);
+    await endCredentials(client, userId, actor, nowMs);
     return makeLink(client, userId, 'reset', nowMs);
   });
 }
@@ -134,7 +164,7 @@ export async function setPasswordWithLink(pool: Pool, token: string, password: s
     // Thrown inside the transaction: the link stays unused and may be tried again.
     if (problem !== null) throw errors.invalidRequest('password', problem);
     await setPasswordHash(client, user.id, await hashPassword(password));
-    await endAllUserSessions(client, user.id);
+    await endCredentials(client, user.id, { kind: 'none', clientAddress: null }, nowMs);
     return { ...user, hasPassword: true };
   });
 }

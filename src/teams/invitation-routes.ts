@@ -11,7 +11,7 @@ import { errors } from '../http/errors.ts';
 import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { isUuid } from '../protocol/identifiers.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
-import { inviteMember, reissueInvitation } from './invitations.ts';
+import { inviteMember, reissueInvitation, type Issuer } from './invitations.ts';
 import { userView } from './routes.ts';
 import { listPendingMembers } from './users-sql.ts';
 
@@ -28,6 +28,12 @@ export const invitationBodySchema = z.strictObject({
 });
 
 const ts = (date: Date) => formatTimestamp(date.getTime());
+
+/** Owners and the admin token act for the whole instance; a project admin for their project. */
+async function issuerOf(request: FastifyRequest): Promise<Issuer> {
+  const principal = await principalOf(request);
+  return { instanceWide: principal?.kind === 'admin-token' || (principal?.kind === 'user' && principal.user.owner) };
+}
 
 export function registerInvitationRoutes(app: FastifyInstance, deps: InvitationRouteDeps): void {
   const base = {
@@ -79,9 +85,10 @@ export function registerInvitationRoutes(app: FastifyInstance, deps: InvitationR
       const parsed = invitationBodySchema.safeParse(request.body ?? null);
       if (!parsed.success) throw invalidBody(issueDetails(parsed.error.issues));
       const input = { email: parsed.data.email, role: parsed.data.role, ...(parsed.data.name !== undefined ? { name: parsed.data.name } : {}) };
-      const invited = await inviteMember(deps.pool, projectId, input, await requestActor(request, deps.auth), now());
+      const invited = await inviteMember(deps.pool, projectId, input, await requestActor(request, deps.auth), await issuerOf(request), now());
       const link = invited.link && { url: invited.link.path, expiresAt: ts(invited.link.expiresAt) };
-      return reply.status(201).send({ data: { member: { ...userView(invited.user), role: invited.role }, link } });
+      const { id, email, displayName: name } = invited.user;
+      return reply.status(201).send({ data: { member: { id, email, name, role: invited.role }, link } });
     },
   });
 
@@ -98,9 +105,7 @@ export function registerInvitationRoutes(app: FastifyInstance, deps: InvitationR
       const projectId = await projectOf(request);
       const userId = (request.params as { userId: string }).userId;
       if (!isUuid(userId)) throw errors.notFound('No pending invitation for this person in the project.');
-      const principal = await principalOf(request);
-      const instanceWide = principal?.kind === 'admin-token' || (principal?.kind === 'user' && principal.user.owner);
-      const link = await reissueInvitation(deps.pool, projectId, userId.toLowerCase(), await requestActor(request, deps.auth), { instanceWide }, now());
+      const link = await reissueInvitation(deps.pool, projectId, userId.toLowerCase(), await requestActor(request, deps.auth), await issuerOf(request), now());
       return reply.status(201).send({ data: { url: link.path, expiresAt: ts(link.expiresAt) } });
     },
   });

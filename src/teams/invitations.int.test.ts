@@ -42,7 +42,8 @@ describe('inviting into a project', () => {
     const invited = await invite(own.projectId, { email: 'Ada@Example.com', name: 'Ada', role: 'admin' });
     expect(invited.statusCode, invited.body).toBe(201);
     const { member, link } = invited.json().data;
-    expect(member).toMatchObject({ email: 'Ada@Example.com', name: 'Ada', role: 'admin', owner: false, hasPassword: false });
+    expect(member).toEqual({ id: member.id, email: 'Ada@Example.com', name: 'Ada', role: 'admin' });
+    expect((await db.pool.query('SELECT owner, password_hash FROM users WHERE id = $1', [member.id])).rows[0]).toEqual({ owner: false, password_hash: null });
     expect(link.url).toMatch(/^\/ui\/set-password#token=[A-Za-z0-9_-]{43}$/);
     expect(Date.parse(link.expiresAt) - nowMs).toBe(72 * 3_600_000);
     const audit = await listAudit(db.pool, own.projectId);
@@ -64,9 +65,18 @@ describe('inviting into a project', () => {
     const existing = await makePerson(db.pool, { [other.projectId]: 'viewer' });
     const added = await invite(own.projectId, { email: existing.email.toUpperCase(), role: 'operator' });
     expect(added.statusCode, added.body).toBe(201);
-    expect(added.json().data).toMatchObject({ member: { id: existing.id, role: 'operator', hasPassword: true }, link: null });
+    expect(added.json().data).toEqual({ member: { id: existing.id, email: existing.email, name: '', role: 'operator' }, link: null });
     expectCode(await invite(own.projectId, { email: existing.email, role: 'admin' }), 409, 'already_member');
     expect((await pending(own.projectId)).map((r) => r.id)).not.toContain(existing.id);
+  });
+
+  it("shows a project admin only who was invited and the role, never an existing account's owner flag, password state or times", async () => {
+    const owner = await makePerson(db.pool, {}, { owner: true, email: 'boss@example.com' });
+    await sessionOf(app, owner.email);
+    const answer = await invite(own.projectId, { email: 'BOSS@example.com', role: 'viewer' });
+    expect(answer.statusCode, answer.body).toBe(201);
+    expect(answer.json().data).toEqual({ member: { id: owner.id, email: 'boss@example.com', name: '', role: 'viewer' }, link: null });
+    for (const word of ['owner', 'hasPassword', 'createdAt', 'lastSignInAt', 'state']) expect(answer.body).not.toContain(word);
   });
 
   it('refuses viewers and operators with 403, and admins of another project as an unknown project', async () => {
@@ -83,17 +93,19 @@ describe('inviting into a project', () => {
 
 describe('hostile invitation bodies', () => {
   it('answers any JSON body with 201, 400 invalid_request or 409, never a server error', async () => {
+    const owners = async () => (await db.pool.query('SELECT count(*)::int AS n FROM users WHERE owner')).rows[0].n as number;
+    const ownersBefore = await owners();
     const email = fc.oneof(fc.emailAddress(), fc.string({ unit: 'binary', maxLength: 300 }), fc.anything());
     const role = fc.oneof(fc.constantFrom('viewer', 'operator', 'admin', 'owner', ''), fc.anything());
     await fc.assert(
       fc.asyncProperty(fc.record({ email, role, name: fc.oneof(fc.string({ unit: 'binary', maxLength: 220 }), fc.anything()), owner: fc.boolean() }, { requiredKeys: [] }), async (body) => {
         const response = await invite(own.projectId, body as Record<string, unknown>);
         expect([201, 400, 409], response.body).toContain(response.statusCode);
-        if (response.statusCode === 201) expect(response.json().data.member.owner).toBe(false);
+        if (response.statusCode === 201) expect(Object.keys(response.json().data.member)).toEqual(['id', 'email', 'name', 'role']);
       }),
       { numRuns: 60 },
     );
-    expect((await db.pool.query('SELECT count(*)::int AS n FROM users WHERE owner')).rows[0].n).toBe(0);
+    expect(await owners()).toBe(ownersBefore);
   });
 });
 

@@ -1,12 +1,14 @@
 // Inviting people into a project, from Settings (docs/roles.md). A project admin may invite into
 // their own project with any project role (at most admin) and never makes an owner; whoever
-// invites gets the one-time link to send (jtrace sends no mail).
+// invites gets the one-time link to send (jtrace sends no mail). Links are the account's whole
+// sign-in, so a project admin issues them only for accounts their project's invitation made and
+// no one else has a claim on (docs/roles.md, "Account lifecycle").
 import { writeAccountAudit, writeAudit, type AuditActor } from '../audit/audit-log.ts';
 import type { Role } from '../auth/credentials.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { MAX_DISPLAY_NAME_LENGTH, checkEmail, makeLink, type PasswordLink } from './accounts.ts';
-import { findMemberRole, findUserByEmail, insertUser, listPendingMembers, otherProjectCount, upsertMember, type UserRow } from './users-sql.ts';
+import { accountClaims, findMemberRole, findUserByEmail, insertUser, listPendingMembers, upsertMember, type UserRow } from './users-sql.ts';
 
 export interface InvitedMember {
   user: UserRow;
@@ -15,16 +17,23 @@ export interface InvitedMember {
   link: PasswordLink | null;
 }
 
+/** Who issues a link: owners, the admin token and the CLI act for the whole instance. */
+export interface Issuer {
+  instanceWide: boolean;
+}
+
 /**
- * Gives the person with this e-mail a role in the project: a new account with an invitation
- * link, or an existing account added as it is. Someone already in the project is 409
- * already_member (their role is changed on the member's row, which keeps its history).
+ * Gives the person with this e-mail a role in the project: a new account (made by this project's
+ * invitation) with an invitation link, or an existing account added as it is, with no link and
+ * no claim on its sign-in. Someone already in the project is 409 already_member (their role is
+ * changed on the member's row, which keeps its history).
  */
 export async function inviteMember(
   pool: Pool,
   projectId: string,
   input: { email: string; name?: string; role: Role },
   actor: AuditActor,
+  issuer: Issuer,
   nowMs: number,
 ): Promise<InvitedMember> {
   const email = checkEmail(input.email);
@@ -36,11 +45,11 @@ export async function inviteMember(
     let user = await findUserByEmail(client, email);
     let link: PasswordLink | null = null;
     if (user === null) {
-      user = await insertUser(client, { email, displayName, owner: false });
+      user = await insertUser(client, { email, displayName, owner: false, invitedInto: projectId });
       // Another request made the account between the read and the insert.
       if (user === null) throw new AppError('email_taken', 'A user with this e-mail address was created meanwhile; try again.');
       await writeAccountAudit(client, 'user.created', user.id, { userId: user.id, email: user.email, owner: false }, actor);
-      link = await makeLink(client, user.id, 'invitation', nowMs);
+      link = await makeLink(client, user.id, 'invitation', nowMs, issuer.instanceWide ? null : projectId);
     } else if ((await findMemberRole(client, projectId, user.id)) !== null) {
       throw new AppError('already_member', 'This person already holds a role in the project; change it on their row.');
     }
@@ -51,25 +60,22 @@ export async function inviteMember(
 }
 
 /**
- * A new invitation link for a member who has not joined yet; older links stop working. Only
- * owners and the admin token may do it for someone who also holds a role in another project:
- * the link signs in as the whole account, and a project admin speaks for their project only.
+ * A new invitation link for a member who has not joined yet; older links stop working. The link
+ * signs in as the whole account and a project admin speaks for their project only, so a project
+ * admin may issue it only when the project's own invitation made the account, and the person is
+ * no owner, holds no role elsewhere and has no live link from an owner (which it would void).
+ * Owners and the admin token may always.
  */
-export async function reissueInvitation(
-  pool: Pool,
-  projectId: string,
-  userId: string,
-  actor: AuditActor,
-  options: { instanceWide: boolean },
-  nowMs: number,
-): Promise<PasswordLink> {
+export async function reissueInvitation(pool: Pool, projectId: string, userId: string, actor: AuditActor, issuer: Issuer, nowMs: number): Promise<PasswordLink> {
   return withTransaction(pool, async (client) => {
+    // Locks the account first: an owner issuing a link meanwhile waits, or is seen.
+    const claims = await accountClaims(client, userId, projectId, new Date(nowMs));
     const [pending] = await listPendingMembers(client, projectId, userId);
-    if (pending === undefined) throw errors.notFound('No pending invitation for this person in the project.');
-    if (!options.instanceWide && (pending.user.owner || (await otherProjectCount(client, projectId, userId)) > 0)) {
-      throw new AppError('forbidden', 'This person holds roles in other projects: an owner re-issues their link.');
+    if (claims === null || pending === undefined) throw errors.notFound('No pending invitation for this person in the project.');
+    if (!issuer.instanceWide && (claims.owner || claims.invitedInto !== projectId || claims.otherProjects > 0 || claims.instanceLinkLive)) {
+      throw new AppError('forbidden', 'This account is not the project\'s alone (an owner made it, it holds roles elsewhere or an owner issued its link): an owner issues its link.');
     }
     await writeAccountAudit(client, 'invitation.reissued', userId, { userId, email: pending.user.email }, actor);
-    return makeLink(client, userId, 'invitation', nowMs);
+    return makeLink(client, userId, 'invitation', nowMs, issuer.instanceWide ? null : projectId);
   });
 }

@@ -108,7 +108,7 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
       const userId = uuidParam(request, 'userId', 'user');
       const body = parseBody(userChangeBody, request.body);
       const change = { ...(body.name !== undefined ? { displayName: body.name.trim() } : {}), ...(body.state ? { state: body.state } : {}), ...(body.owner !== undefined ? { owner: body.owner } : {}) };
-      return { data: userView(await changeUser(deps.pool, userId, change, await requestActor(request, deps.auth))) };
+      return { data: userView(await changeUser(deps.pool, userId, change, await requestActor(request, deps.auth), now())) };
     },
   });
 
@@ -186,7 +186,7 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
       const owner = person(credential);
       const body = parseBody(newTokenBody, request.body);
       const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
-      const created = await createPersonalToken(deps.pool, deps.keyring, { userId: owner.user.id, name: body.name, expiresAt }, await requestActor(request, deps.auth), now());
+      const created = await createPersonalToken(deps.pool, deps.keyring, { userId: owner.user.id, name: body.name, expiresAt, madeWithPrefix: owner.tokenPrefix }, await requestActor(request, deps.auth), now());
       return reply.status(201).send({ data: { token: tokenView(created.token), secret: created.secret } });
     },
   });

@@ -4,14 +4,20 @@ import { generatePersonalToken, hashPersonalToken } from '../crypto/personal-tok
 import type { Keyring } from '../crypto/keyring.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { errors } from '../http/errors.ts';
-import { insertPersonalToken, revokePersonalToken, type TokenRow } from './users-sql.ts';
+import { formatTimestamp } from '../protocol/timestamps.ts';
+import { insertPersonalToken, personalTokenExpiry, revokePersonalToken, type TokenRow } from './users-sql.ts';
 
 export const MAX_TOKEN_NAME_LENGTH = 200;
 
+/**
+ * A new token of the person. Made with a token (`madeWithPrefix`), it expires no later than that
+ * token: a copied token with an expiry could otherwise mint one without and outlive itself. A
+ * token without an expiry may make any token, as a session may (docs/roles.md).
+ */
 export async function createPersonalToken(
   pool: Pool,
   keyring: Keyring,
-  input: { userId: string; name: string; expiresAt: Date | null },
+  input: { userId: string; name: string; expiresAt: Date | null; madeWithPrefix: string | null },
   actor: AuditActor,
   nowMs: number,
 ): Promise<{ token: TokenRow; secret: string }> {
@@ -21,6 +27,12 @@ export async function createPersonalToken(
   }
   if (input.expiresAt !== null && input.expiresAt.getTime() <= nowMs) {
     throw errors.invalidRequest('expiresAt', 'The expiry must be in the future.');
+  }
+  if (input.madeWithPrefix !== null) {
+    const limit = await personalTokenExpiry(pool, input.madeWithPrefix);
+    if (limit !== null && (input.expiresAt === null || input.expiresAt.getTime() > limit.getTime())) {
+      throw errors.invalidRequest('expiresAt', `A token made with a token expires no later than it does (${formatTimestamp(limit.getTime())}).`);
+    }
   }
   const generated = generatePersonalToken();
   const stored = hashPersonalToken(keyring, generated.secret);

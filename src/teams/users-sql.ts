@@ -22,12 +22,15 @@ function userOf(r: RawUser): UserRow {
   return { id: r.id, email: r.email, displayName: r.display_name, state: r.state, owner: r.owner, hasPassword: r.has_password, createdAt: r.created_at, lastSignInAt: r.last_sign_in_at };
 }
 
-/** Null when the e-mail is taken (compared case-insensitively). */
-export async function insertUser(db: Queryable, input: { email: string; displayName: string; owner: boolean }): Promise<UserRow | null> {
+/**
+ * Null when the e-mail is taken (compared case-insensitively). `invitedInto` names the project
+ * whose invitation makes the account (its admins may then issue its links); null otherwise.
+ */
+export async function insertUser(db: Queryable, input: { email: string; displayName: string; owner: boolean; invitedInto?: string | null }): Promise<UserRow | null> {
   const result = await db.query<RawUser>(
-    `INSERT INTO users (id, email, display_name, owner) VALUES ($1, $2, $3, $4)
+    `INSERT INTO users (id, email, display_name, owner, invited_into) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT ((lower(email))) DO NOTHING RETURNING ${USER_COLUMNS}`,
-    [randomUUID(), input.email, input.displayName, input.owner],
+    [randomUUID(), input.email, input.displayName, input.owner, input.invitedInto ?? null],
   );
   return result.rows[0] ? userOf(result.rows[0]) : null;
 }
@@ -62,7 +65,8 @@ export async function updateUser(db: Queryable, id: string, change: { displayNam
   return result.rows[0] ? userOf(result.rows[0]) : null;
 }
 
-export async function setPasswordHash(db: Queryable, id: string, passwordHash: string): Promise<void> {
+/** Null clears the password (a reset): the old one stops signing in at once. */
+export async function setPasswordHash(db: Queryable, id: string, passwordHash: string | null): Promise<void> {
   await db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [id, passwordHash]);
 }
 
@@ -134,16 +138,68 @@ export async function revokePersonalToken(db: Queryable, userId: string, tokenId
   return result.rows[0]?.prefix ?? null;
 }
 
+/**
+ * Locks the account's row to the transaction: every link issuer takes it first, so a project
+ * admin's check of who else holds a link and the replacing of links cannot interleave with an
+ * owner's link being issued.
+ */
+export async function lockUser(db: Queryable, userId: string): Promise<boolean> {
+  const result = await db.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** A token's expiry by its prefix: null for a token without one (or no such token). */
+export async function personalTokenExpiry(db: Queryable, prefix: string): Promise<Date | null> {
+  const result = await db.query<{ expires_at: Date | null }>('SELECT expires_at FROM personal_tokens WHERE prefix = $1', [prefix]);
+  return result.rows[0]?.expires_at ?? null;
+}
+
+/** Revokes every live token of the person (a reset, disabling); the prefixes revoked. */
+export async function revokeAllPersonalTokens(db: Queryable, userId: string, at: Date): Promise<string[]> {
+  const result = await db.query<{ prefix: string }>(
+    'UPDATE personal_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING prefix',
+    [userId, at],
+  );
+  return result.rows.map((r) => r.prefix).sort();
+}
+
 export async function insertPasswordLink(
   db: Queryable,
-  input: { tokenHash: string; userId: string; purpose: 'invitation' | 'reset'; createdAt: Date; expiresAt: Date },
+  input: { tokenHash: string; userId: string; purpose: 'invitation' | 'reset'; createdAt: Date; expiresAt: Date; issuedByProject: string | null },
 ): Promise<void> {
+  await lockUser(db, input.userId);
   // A new link replaces the person's unused ones: only the latest works.
   await db.query('UPDATE password_links SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL', [input.userId, input.createdAt]);
   await db.query(
-    'INSERT INTO password_links (token_hash, user_id, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
-    [input.tokenHash, input.userId, input.purpose, input.createdAt, input.expiresAt],
+    'INSERT INTO password_links (token_hash, user_id, purpose, created_at, expires_at, issued_by_project) VALUES ($1, $2, $3, $4, $5, $6)',
+    [input.tokenHash, input.userId, input.purpose, input.createdAt, input.expiresAt, input.issuedByProject],
   );
+}
+
+/** What besides one project has a say over an account's sign-in (docs/roles.md, "Account lifecycle"). */
+export interface AccountClaims {
+  owner: boolean;
+  /** The project whose invitation made the account; null when an owner, the CLI or sign-on did. */
+  invitedInto: string | null;
+  /** Projects other than the given one where the person holds a role. */
+  otherProjects: number;
+  /** A live (unused, unexpired) link issued by an owner, the admin token or the CLI. */
+  instanceLinkLive: boolean;
+}
+
+/** The account's claims as seen from one project; locks the account's row. Null for an unknown account. */
+export async function accountClaims(db: Queryable, userId: string, projectId: string, at: Date): Promise<AccountClaims | null> {
+  if (!(await lockUser(db, userId))) return null;
+  const result = await db.query<{ owner: boolean; invited_into: string | null; other_projects: number; instance_link_live: boolean }>(
+    `SELECT u.owner, u.invited_into,
+            (SELECT count(*)::int FROM project_members m WHERE m.user_id = u.id AND m.project_id <> $2) AS other_projects,
+            EXISTS (SELECT 1 FROM password_links l WHERE l.user_id = u.id AND l.used_at IS NULL AND l.expires_at > $3
+                      AND l.issued_by_project IS NULL) AS instance_link_live
+       FROM users u WHERE u.id = $1`,
+    [userId, projectId, at],
+  );
+  const r = result.rows[0];
+  return r === undefined ? null : { owner: r.owner, invitedInto: r.invited_into, otherProjects: r.other_projects, instanceLinkLive: r.instance_link_live };
 }
 
 /** Marks a live link used and returns its user and purpose; null when unknown, used or expired. */
@@ -178,12 +234,6 @@ export async function listMembers(db: Queryable, projectId: string): Promise<{ u
 export async function findMemberRole(db: Queryable, projectId: string, userId: string, lock = false): Promise<Role | null> {
   const result = await db.query<{ role: Role }>(`SELECT role FROM project_members WHERE project_id = $1 AND user_id = $2${lock ? ' FOR UPDATE' : ''}`, [projectId, userId]);
   return result.rows[0]?.role ?? null;
-}
-
-/** How many projects other than this one the person holds a role in. */
-export async function otherProjectCount(db: Queryable, projectId: string, userId: string): Promise<number> {
-  const result = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM project_members WHERE user_id = $1 AND project_id <> $2', [userId, projectId]);
-  return result.rows[0]!.count;
 }
 
 export interface PendingMember {

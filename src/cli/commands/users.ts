@@ -115,11 +115,11 @@ function stateCommand(name: 'user:disable' | 'user:enable', state: 'disabled' | 
   return {
     name,
     usage: `${name} <email>`,
-    summary: state === 'disabled' ? 'disable a user: every session and token stops at its next request' : 'enable a disabled user',
+    summary: state === 'disabled' ? 'disable a user: every session and token ends for good' : 'enable a disabled user (their old sessions and tokens stay ended)',
     spec: { positionals: ['email'] },
     async run(ctx, args) {
       return withUser(ctx, args.positionals.email!, async ({ pool }, user) => {
-        await changeUser(pool, user.id, { state }, CLI_ACTOR);
+        await changeUser(pool, user.id, { state }, CLI_ACTOR, Date.now());
         ctx.io.out(`${state === 'disabled' ? 'disabled' : 'enabled'} ${user.email}`);
         return EXIT_OK;
       });
@@ -172,7 +172,7 @@ export const userRevoke: Command = {
 export const userReset: Command = {
   name: 'user:reset',
   usage: 'user:reset <email> [--json]',
-  summary: "end a user's sessions and print a one-time link to set a new password",
+  summary: "clear a user's password, end their sessions and tokens, and print a one-time link to set a new one",
   spec: { positionals: ['email'], options: { '--json': {} } },
   async run(ctx, args) {
     return withUser(ctx, args.positionals.email!, async ({ pool, config }, user) => {

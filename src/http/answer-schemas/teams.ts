@@ -60,7 +60,16 @@ export const pendingMemberSchema = userSchema
   })
   .meta({ id: 'PendingMember', description: 'A member who has not set a password or signed in yet.' });
 
+/**
+ * The invited person as the inviter needs them: who, and the role given. Never the account's
+ * owner flag, password state or times, which inviting an e-mail that has an account would
+ * otherwise show a project admin.
+ */
+export const invitedPersonSchema = z
+  .strictObject({ id: z.uuid(), email: z.string(), name: z.string(), role: roleSchema })
+  .meta({ id: 'InvitedPerson', description: 'The person invited and the role given in the project.' });
+
 export const invitedMemberSchema = z.strictObject({
-  member: memberSchema,
+  member: invitedPersonSchema,
   link: passwordLinkSchema.nullable().describe('Null when the e-mail already had an account: the person signs in as before.'),
 });
