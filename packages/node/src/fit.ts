@@ -51,8 +51,9 @@ export function fitLabel(label: string | undefined): string | undefined {
 
 /** An error message cut to 4,096 code points, the last ones being `[TRUNCATED]` (5.9). */
 export function fitErrorMessage(message: string): string {
-  const text = message === '' ? 'Error' : message;
-  return cutWithMarker(text, ERROR_FIELD_LENGTHS.message.max, MESSAGE_TRUNCATED);
+  // Checked once storable: a message of only U+0000 is empty then.
+  const text = storableText(message);
+  return cutWithMarker(text === '' ? 'Error' : text, ERROR_FIELD_LENGTHS.message.max, MESSAGE_TRUNCATED);
 }
 
 /** A string field cut to its limit in code points (names, types, codes, stacks). */
