@@ -239,15 +239,24 @@ describe('text the server could not store', () => {
     expect((event.error as { message: string }).message).toBe('bad  \ufffd message');
   });
 
-  it('a name, entity type or error text of only U+0000 falls back rather than being sent empty', async () => {
+  it('a name, entity type, error text, label or alias type of only U+0000 falls back or is left off rather than sent empty', async () => {
     const { fake, recorder } = setup();
-    const journey = recorder.startJourney({ entity: { type: '\u0000', id: 'o-1' } });
-    journey.record({ operation: 'received', name: '\u0000\u0000', error: Object.assign(new Error('\u0000'), { name: '\u0000' }) });
+    const journey = recorder.startJourney({ entity: { type: '\u0000', id: 'o-1' }, label: ' \u0000 ' });
+    journey.record({
+      operation: 'received',
+      name: '\u0000\u0000',
+      error: Object.assign(new Error('\u0000'), { name: '\u0000' }),
+      aliases: { '\u0000': 'x', crm: 'C-1' },
+      displayableAliases: ['\u0000', 'crm'],
+    });
     await recorder.flush();
     const event = fake.events()[0]!;
     expect(event.name).toBe('received');
     expect(event.entity).toEqual({ type: 'unknown', id: 'o-1' });
     expect(event.error).toMatchObject({ type: 'Error', message: 'Error' });
+    expect(event).not.toHaveProperty('journeyLabel');
+    expect(event.aliases).toEqual({ crm: 'C-1' });
+    expect(event.displayableAliases).toEqual(['crm']);
   });
 });
 
