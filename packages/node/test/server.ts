@@ -20,6 +20,8 @@ export interface LiveServer {
   db: TestDatabase;
   /** A new project with one environment, configured when settings are given; returns its API key. */
   project(environment?: string, settings?: EnvironmentSettings): Promise<string>;
+  /** A new project with one environment: its key and its id (what the interface's addresses hold). */
+  seed(environment?: string): Promise<{ apiKey: string; projectId: string }>;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,10 @@ export async function startLiveServer(): Promise<LiveServer> {
         });
       }
       return seeded.apiKey;
+    },
+    async seed(environment = 'production') {
+      const seeded = await seedProject(db.pool, keyring, `sdk-${process.pid}-${++projects}`, environment);
+      return { apiKey: seeded.apiKey, projectId: seeded.projectId };
     },
     async close() {
       await app.close();
