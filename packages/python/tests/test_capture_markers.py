@@ -101,11 +101,14 @@ def test_across_runs_the_function_once_and_gives_each_journey_its_own_event(rece
     with pytest.raises(KeyError):
         with group.validate("check", {"a": 1}):
             raise KeyError("missing")
+    with jtrace.Step(two, "published", "direct", {"b": 2}, {}) as step:  # a Step made by hand, on one journey
+        step.output = "sent"
     assert recorder.shutdown(timeout=5) is True
     events = receiver.events()[1:]
     assert [(e["operation"], e["journeyId"]) for e in events] == [
-        ("persisted", one.journey_id), ("persisted", two.journey_id), ("validated", one.journey_id), ("validated", two.journey_id)]
+        ("persisted", one.journey_id), ("persisted", two.journey_id), ("validated", one.journey_id), ("validated", two.journey_id),
+        ("published", two.journey_id)]
     assert events[0]["parentEventId"] == first
     assert "parentEventId" not in events[1]
     assert events[1]["entity"] == {"type": "customer", "id": "c-2"} and events[1]["output"] == "digest.md"
-    assert len({e["id"] for e in events}) == 4
+    assert len({e["id"] for e in events}) == 5

@@ -133,3 +133,15 @@ def test_case(stem):
         for part in ("event", "journey"):
             if part in (want.get("stored") or {}):
                 assert subset(got["stored"][part], want["stored"][part], f"stored.{part}") == []
+
+
+def test_the_cases_for_another_language_give_the_same_markers_from_their_python_stand_ins():
+    """Python has no throwing getter: a mapping whose reading raises stands for it, and gives the
+    marker the Node-only cases state, so a mixed fleet stores the same one."""
+    from jtrace._capture import to_wire_value
+
+    for stem, field in (("uncapturable-payload", "input"), ("metadata-uncapturable", "metadata")):
+        with open(CASES[stem], encoding="utf-8") as handle:
+            call = expand(json.load(handle)["calls"], run_token(), host_tag)[0]
+        value = place_host_values(call["args"])[field]
+        assert to_wire_value(value)[0] == "[UNCAPTURABLE]"

@@ -195,8 +195,9 @@ class Step:
     is recorded (never what the host gets); the step is recorded on each of ``journeys``.
     """
 
-    def __init__(self, journeys: Tuple[Journey, ...], operation: str, name: str, input: Any, options: Dict[str, Any]) -> None:
-        self._journeys = journeys
+    def __init__(self, journeys: Any, operation: str, name: str, input: Any, options: Dict[str, Any]) -> None:
+        # One journey, or the journeys of recorder.across().
+        self._journeys: Tuple[Journey, ...] = (journeys,) if isinstance(journeys, Journey) else tuple(journeys)
         self._operation = operation
         self._name = name
         self._has_input = input is not _NO_INPUT
