@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isWellFormedText } from './shared-rules.ts';
-import { CIRCULAR, TOO_DEEP, UNREADABLE, toWireValue, toWireValueFlaggingKeys, truncateString } from './capture.ts';
+import { CIRCULAR, PAYLOAD_TOO_LARGE, UNCAPTURABLE, toWireValue, toWireValueFlaggingKeys, truncateString } from './capture.ts';
 
 describe('truncateString (protocol 5.9)', () => {
   it('cuts to 65,536 units in total with the marker counting removed units', () => {
@@ -63,23 +63,24 @@ describe('toWireValue', () => {
     expect(toWireValue({ x: shared, y: shared })).toEqual({ x: { a: 1 }, y: { a: 1 } });
   });
 
-  it('turns a throwing getter or toJSON into a marker without throwing', () => {
+  it('turns a payload with a throwing getter or toJSON into the marker, whole, without throwing', () => {
     const getter = Object.defineProperty({}, 'boom', { enumerable: true, get: () => { throw new Error('no'); } });
-    expect(toWireValue({ getter })).toEqual({ getter: { boom: UNREADABLE } });
-    expect(toWireValue({ x: { toJSON: () => { throw new Error('no'); } } })).toEqual({ x: UNREADABLE });
+    expect(toWireValue({ ok: 'yes', getter })).toBe(UNCAPTURABLE);
+    expect(toWireValue({ x: { toJSON: () => { throw new Error('no'); } } })).toBe(UNCAPTURABLE);
+    expect(toWireValue({ ok: 'yes' })).toEqual({ ok: 'yes' });
   });
 
   it('bounds depth and width to the server limits', () => {
-    let deep: unknown = 'leaf';
-    for (let i = 0; i < 40; i++) deep = { n: deep };
-    let node = toWireValue(deep) as Record<string, unknown>;
-    let levels = 2;
-    while (typeof node.n === 'object') {
-      node = node.n as Record<string, unknown>;
-      levels += 1;
-    }
-    expect(node.n).toBe(TOO_DEEP);
-    expect(levels).toBe(31);
+    const nest = (depth: number): unknown => {
+      let deep: unknown = 'leaf';
+      for (let i = 0; i < depth; i++) deep = { n: deep };
+      return deep;
+    };
+    // A payload root sits at level 2 of the envelope, whose depth limit is 32: 30 levels fit,
+    // 31 do not, and such a payload is replaced whole rather than cut somewhere inside.
+    expect(toWireValue(nest(30))).toEqual(nest(30));
+    expect(toWireValue(nest(31))).toBe(PAYLOAD_TOO_LARGE);
+    expect(toWireValue(nest(40))).toBe(PAYLOAD_TOO_LARGE);
     expect((toWireValue(Array.from({ length: 1500 }, (_, i) => i)) as unknown[]).length).toBe(1000);
     const wide = Object.fromEntries(Array.from({ length: 1200 }, (_, i) => [`k${i}`, i]));
     expect(Object.keys(toWireValue(wide) as object)).toHaveLength(1000);
@@ -120,6 +121,6 @@ describe('values JSON writes its own way', () => {
     const hostile = new Proxy({}, { getPrototypeOf() {
       throw new Error('trap');
     } });
-    expect(toWireValue({ hostile })).toEqual({ hostile: '[UNREADABLE]' });
+    expect(toWireValue({ hostile })).toBe('[UNCAPTURABLE]');
   });
 });

@@ -1,19 +1,21 @@
 // Turns any host value into JSON the server accepts (event protocol 9.1), in one walk: cycles,
-// Dates, BigInt, Map, Set, Error, typed arrays and throwing getters become plain data, strings
-// are cut with the contract's marker, and depth and width are bounded. The host's value is only
-// read, never changed.
+// Dates, BigInt, Map, Set, Error and typed arrays become plain data, strings are cut with the
+// contract's marker, width is bounded; a payload too deep or holding a value that cannot be read
+// becomes the contract's marker (5.9) as a whole. The host's value is only read, never changed.
 import { MAX_DEPTH, MAX_STRING_UNITS, MAX_WIDTH, setOwn } from './shared-rules.ts';
 
 export const CIRCULAR = '[CIRCULAR]';
-/** Not in the contract's marker table: a value whose reading threw (a getter, a toJSON). */
-export const UNREADABLE = '[UNREADABLE]';
-/** Not in the contract's marker table: a container below the depth the server accepts. */
-export const TOO_DEEP = '[MAX_DEPTH]';
+/**
+ * A payload holding a value whose reading threw (a getter, a `toJSON`, a Proxy trap, a
+ * projection): the whole payload, as the contract's cases say, since a payload with a hole in it
+ * would read as complete.
+ */
+export const UNCAPTURABLE = '[UNCAPTURABLE]';
 
 /** Levels a value of the event may use: payload roots sit at level 2 of the envelope (9.1). */
 export const ROOT_LEVEL = 2;
 
-/** What a payload over its value budget becomes: it could not fit the envelope anyway. */
+/** What a payload over its value budget or deeper than the envelope allows becomes: it could not be sent whole. */
 export const PAYLOAD_TOO_LARGE = '[PAYLOAD_TOO_LARGE]';
 
 /**
@@ -26,14 +28,15 @@ export const DEFAULT_MAX_VALUES = Math.ceil(262_144 / 2);
 
 /**
  * The server stores a string in the clear only without U+0000 or an unpaired surrogate (event
- * protocol 2.7 step 6) and refuses the whole event otherwise: each becomes U+FFFD instead, so the
- * step is kept. `nulAllowed` for the values it stores encrypted (entity id, alias values).
+ * protocol 2.7 step 6) and refuses the whole event otherwise: an unpaired surrogate becomes U+FFFD
+ * and U+0000 is removed (cases sdk/lone-surrogate and sdk/nul-byte), so the step is kept.
+ * `nulAllowed` for the values it stores encrypted (entity id, alias values).
  */
 export function storableText(text: string, nulAllowed = false): string {
   const wellFormed = (text as unknown as WellFormedString).isWellFormed();
   if (wellFormed && (nulAllowed || text.indexOf('\u0000') === -1)) return text;
   const fixed = wellFormed ? text : (text as unknown as WellFormedString).toWellFormed();
-  return nulAllowed ? fixed : fixed.replaceAll('\u0000', '\uFFFD');
+  return nulAllowed ? fixed : fixed.replaceAll('\u0000', '');
 }
 
 /** ES2024 string methods (Node 20 has them; the compile target's lib may not). */
@@ -73,7 +76,7 @@ function describeBinary(value: ArrayBufferView | ArrayBuffer | SharedArrayBuffer
 
 /** A JSON-safe copy of `value` at envelope level `level`; undefined means "leave out". */
 export function toWireValue(value: unknown, level = ROOT_LEVEL, maxValues = DEFAULT_MAX_VALUES): unknown {
-  return captureRoot(value, level, { ancestors: [], flagKey: null, flagged: false, valuesLeft: maxValues });
+  return captureRoot(value, level, newWalk(null, maxValues));
 }
 
 /**
@@ -86,14 +89,19 @@ export function toWireValueFlaggingKeys(
   flagKey: (key: string) => boolean,
   maxValues = DEFAULT_MAX_VALUES,
 ): { value: unknown; flagged: boolean } {
-  const state: Walk = { ancestors: [], flagKey, flagged: false, valuesLeft: maxValues };
+  const state = newWalk(flagKey, maxValues);
   const captured = captureRoot(value, level, state);
   return { value: captured, flagged: state.flagged };
 }
 
 function captureRoot(value: unknown, level: number, walk: Walk): unknown {
   const captured = capture(value, level, walk);
-  return walk.valuesLeft < 0 ? PAYLOAD_TOO_LARGE : captured;
+  if (walk.unreadable) return UNCAPTURABLE;
+  return walk.valuesLeft < 0 || walk.tooDeep ? PAYLOAD_TOO_LARGE : captured;
+}
+
+function newWalk(flagKey: ((key: string) => boolean) | null, maxValues: number): Walk {
+  return { ancestors: [], flagKey, flagged: false, valuesLeft: maxValues, tooDeep: false, unreadable: false };
 }
 
 interface Walk {
@@ -104,6 +112,17 @@ interface Walk {
   flagged: boolean;
   /** Values the copy may still take; below zero the walk has stopped (see DEFAULT_MAX_VALUES). */
   valuesLeft: number;
+  /** A container sat below the depth the server accepts (9.1): the payload cannot be sent whole. */
+  tooDeep: boolean;
+  /** A value could not be read: the payload is sent as UNCAPTURABLE. */
+  unreadable: boolean;
+}
+
+/** Notes an unreadable value and stops the walk: the payload is replaced whatever else it holds. */
+function unreadableValue(walk: Walk): undefined {
+  walk.unreadable = true;
+  walk.valuesLeft = -1;
+  return undefined;
 }
 
 /** Sets a captured member, noting whether its key is flagged. */
@@ -147,9 +166,13 @@ function capture(value: unknown, level: number, walk: Walk): unknown {
     }
   } catch {
     // A Proxy whose traps throw.
-    return UNREADABLE;
+    return unreadableValue(walk);
   }
-  if (level >= MAX_DEPTH) return TOO_DEEP;
+  if (level >= MAX_DEPTH) {
+    walk.tooDeep = true;
+    walk.valuesLeft = -1;
+    return undefined;
+  }
   ancestors.push(object);
   try {
     if (!plain) {
@@ -173,13 +196,13 @@ function capture(value: unknown, level: number, walk: Walk): unknown {
     }
     return captureObject(object as Record<string, unknown>, level, walk);
   } catch {
-    return UNREADABLE;
+    return unreadableValue(walk);
   } finally {
     ancestors.pop();
   }
 }
 
-/** A plain object's own enumerable keys; a throwing getter becomes a marker. */
+/** A plain object's own enumerable keys; a throwing getter stops the walk (UNCAPTURABLE). */
 function captureObject(object: Record<string, unknown>, level: number, walk: Walk): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   let width = 0;
@@ -189,7 +212,7 @@ function captureObject(object: Record<string, unknown>, level: number, walk: Wal
     try {
       item = object[key];
     } catch {
-      item = UNREADABLE;
+      return unreadableValue(walk) ?? out;
     }
     const captured = capture(item, level + 1, walk);
     if (captured === undefined) continue;

@@ -1,7 +1,7 @@
 // Builds one protocol 0.1 envelope from a step the host recorded: capture to plain JSON,
 // in-process redaction with the server's rules, error masking, then fitting to the limits.
 import { randomUUID } from 'node:crypto';
-import { ROOT_LEVEL, UNREADABLE, storableText, toWireValue, toWireValueFlaggingKeys } from './capture.ts';
+import { ROOT_LEVEL, UNCAPTURABLE, storableText, toWireValue, toWireValueFlaggingKeys } from './capture.ts';
 import { fitAliases, fitEnvelopeSize, fitErrorMessage, fitField, fitLabel, fitMetadata } from './fit.ts';
 import {
   ENTITY_FIELD_LENGTHS,
@@ -59,7 +59,7 @@ export function describeError(error: unknown, settings: Pick<BuilderSettings, 'c
   if (isError(error)) {
     // Each field read alone: an error whose getter throws still gives the others.
     picked.type = readOr(() => error.name || error.constructor?.name, undefined) || 'Error';
-    picked.message = readOr(() => String(error.message), UNREADABLE);
+    picked.message = readOr(() => String(error.message), UNCAPTURABLE);
     const code = readOr(() => (error as { code?: unknown }).code, undefined);
     if (typeof code === 'string' || typeof code === 'number') picked.code = String(code);
     const stack = settings.captureStack ? readOr(() => error.stack, undefined) : undefined;
@@ -71,7 +71,7 @@ export function describeError(error: unknown, settings: Pick<BuilderSettings, 'c
     const type = readOr(() => error.type, undefined);
     const name = readOr(() => error.name, undefined);
     picked.type = typeof type === 'string' && type !== '' ? type : typeof name === 'string' && name !== '' ? name : 'Error';
-    picked.message = readOr(() => String(error.message), UNREADABLE);
+    picked.message = readOr(() => String(error.message), UNCAPTURABLE);
     const code = readOr(() => error.code, undefined);
     if (typeof code === 'string' || typeof code === 'number') picked.code = String(code);
     const stack = settings.captureStack ? readOr(() => error.stack, undefined) : undefined;
@@ -87,7 +87,7 @@ export function describeError(error: unknown, settings: Pick<BuilderSettings, 'c
   }
   const redacted = settings.redact(picked) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  if (typeof redacted.type === 'string') out.type = fitField(redacted.type, ERROR_FIELD_LENGTHS.type.max);
+  if (typeof redacted.type === 'string') out.type = fitField(redacted.type, ERROR_FIELD_LENGTHS.type.max) || 'Error';
   out.message = fitErrorMessage(maskCredentialText(String(redacted.message)));
   if (typeof redacted.code === 'string') out.code = fitField(redacted.code, ERROR_FIELD_LENGTHS.code.max);
   if (typeof redacted.stack === 'string') out.stack = fitField(maskCredentialText(redacted.stack), ERROR_FIELD_LENGTHS.stack.max);
@@ -223,11 +223,12 @@ export function buildEnvelope(settings: BuilderSettings, step: StepContext, fiel
     environment: settings.environment,
     service: settings.service,
     entity: {
-      type: fitField(String(step.entity.type), ENTITY_FIELD_LENGTHS.type.max),
+      // A type of only U+0000 is empty once made storable.
+      type: fitField(String(step.entity.type), ENTITY_FIELD_LENGTHS.type.max) || 'unknown',
       id: storableText(String(step.entity.id), true),
     },
     operation: fields.operation,
-    name: fitField(String(fields.name) || fields.operation, EVENT_FIELD_LENGTHS.name.max),
+    name: fitField(String(fields.name), EVENT_FIELD_LENGTHS.name.max) || fields.operation,
     timestamp: timestampOf(fields.timestamp),
   };
   const label = fitLabel(step.label);
@@ -254,6 +255,7 @@ export function buildEnvelope(settings: BuilderSettings, step: StepContext, fiel
   event.runtime = settings.runtime;
   if (settings.deployment !== undefined) event.deployment = settings.deployment;
   if (fields.metadata !== undefined) {
+    // Metadata that cannot be read whole (a marker instead of an object) is left off.
     const metadata = capturedRoot(settings, 'metadata', fields.metadata);
     if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)) {
       event.metadata = fitMetadata(metadata as Record<string, unknown>);

@@ -45,14 +45,18 @@ export function cutWithMarker(text: string, max: number, marker: string): string
 
 /** A label as sent (4.4): a blank one is not sent, a long one becomes 199 code points and `…`. */
 export function fitLabel(label: string | undefined): string | undefined {
-  if (label === undefined || label.trim() === '') return undefined;
-  return cutWithMarker(label, EVENT_FIELD_LENGTHS.journeyLabel.max, ELLIPSIS);
+  if (label === undefined) return undefined;
+  // Judged once storable: a label of U+0000 and spaces is blank then.
+  const storable = storableText(label);
+  if (storable.trim() === '') return undefined;
+  return cutWithMarker(storable, EVENT_FIELD_LENGTHS.journeyLabel.max, ELLIPSIS);
 }
 
 /** An error message cut to 4,096 code points, the last ones being `[TRUNCATED]` (5.9). */
 export function fitErrorMessage(message: string): string {
-  const text = message === '' ? 'Error' : message;
-  return cutWithMarker(text, ERROR_FIELD_LENGTHS.message.max, MESSAGE_TRUNCATED);
+  // Checked once storable: a message of only U+0000 is empty then.
+  const text = storableText(message);
+  return cutWithMarker(text === '' ? 'Error' : text, ERROR_FIELD_LENGTHS.message.max, MESSAGE_TRUNCATED);
 }
 
 /** A string field cut to its limit in code points (names, types, codes, stacks). */
@@ -80,7 +84,10 @@ export function fitAliases(aliases: Record<string, string> | undefined, displaya
         droppedTypes.push(type);
         continue;
       }
-      setOwn(fitted, storableText(type), storableText(value, true));
+      const storable = storableText(type);
+      // A type of only U+0000 is empty once storable, which the server refuses.
+      if (storable === '') droppedTypes.push(type);
+      else setOwn(fitted, storable, storableText(value, true));
     }
   }
   let list: string[] | undefined;
@@ -88,6 +95,7 @@ export function fitAliases(aliases: Record<string, string> | undefined, displaya
     list = displayable
       .filter((type) => typeof type === 'string' && !codePointsOver(type, ALIAS_TYPE_LENGTH.max))
       .map((type) => storableText(type))
+      .filter((type) => type !== '')
       .slice(0, MAX_DISPLAYABLE_ALIASES);
   }
   return {

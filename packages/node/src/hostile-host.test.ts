@@ -143,7 +143,7 @@ describe('errors the host throws', () => {
     }
     expect(caught).toBe(error);
     await recorder.flush();
-    expect(fake.events()[0]).toMatchObject({ operation: 'delivered', error: { type: 'Error', message: '[UNREADABLE]' } });
+    expect(fake.events()[0]).toMatchObject({ operation: 'delivered', error: { type: 'Error', message: '[UNCAPTURABLE]' } });
   });
 
   it('a thrown plain object is redacted like a payload before it becomes the message', async () => {
@@ -220,7 +220,7 @@ describe('recorder options of the wrong shape', () => {
 });
 
 describe('text the server could not store', () => {
-  it('U+0000 and unpaired surrogates become U+FFFD where the server stores text in the clear, and stay where it encrypts', async () => {
+  it('U+0000 is removed and unpaired surrogates become U+FFFD where the server stores text in the clear; both stay where it encrypts', async () => {
     const { fake, recorder } = setup();
     const journey = recorder.startJourney({ entity: { type: 'order', id: 'o-\u0000-\ud800' } });
     journey.record({
@@ -232,11 +232,31 @@ describe('text the server could not store', () => {
     });
     await recorder.flush();
     const event = fake.events()[0]!;
-    expect(event.name).toBe('step\ufffd\ufffd');
-    expect(event.input).toEqual({ ['k\ufffdey']: 'v\ufffdal\ufffdue', list: ['\ufffd'] });
+    expect(event.name).toBe('step\ufffd');
+    expect(event.input).toEqual({ key: 'val\ufffdue', list: ['\ufffd'] });
     expect(event.entity).toEqual({ type: 'order', id: 'o-\u0000-\ufffd' });
     expect(event.aliases).toEqual({ ['crm\ufffd']: 'C-\u0000-1' });
-    expect((event.error as { message: string }).message).toBe('bad \ufffd \ufffd message');
+    expect((event.error as { message: string }).message).toBe('bad  \ufffd message');
+  });
+
+  it('a name, entity type, error text, label or alias type of only U+0000 falls back or is left off rather than sent empty', async () => {
+    const { fake, recorder } = setup();
+    const journey = recorder.startJourney({ entity: { type: '\u0000', id: 'o-1' }, label: ' \u0000 ' });
+    journey.record({
+      operation: 'received',
+      name: '\u0000\u0000',
+      error: Object.assign(new Error('\u0000'), { name: '\u0000' }),
+      aliases: { '\u0000': 'x', crm: 'C-1' },
+      displayableAliases: ['\u0000', 'crm'],
+    });
+    await recorder.flush();
+    const event = fake.events()[0]!;
+    expect(event.name).toBe('received');
+    expect(event.entity).toEqual({ type: 'unknown', id: 'o-1' });
+    expect(event.error).toMatchObject({ type: 'Error', message: 'Error' });
+    expect(event).not.toHaveProperty('journeyLabel');
+    expect(event.aliases).toEqual({ crm: 'C-1' });
+    expect(event.displayableAliases).toEqual(['crm']);
   });
 });
 

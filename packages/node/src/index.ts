@@ -1,6 +1,7 @@
 // @jtrace/node: record what happens to a record as it crosses services, without ever hurting them.
 export { createRecorder, DEFAULTS, type Recorder } from './recorder.ts';
 export { Journey, RESULT_FAILURE_TYPE } from './journey.ts';
+export { JourneyGroup } from './across.ts';
 export { queueJobMetadata, httpResponseMetadata, type QueueJob, type QueueJobOptions, type HttpResponseLike, type HttpResponseOptions } from './timing.ts';
 export {
   injectHttpHeaders,

@@ -62,14 +62,14 @@ describe('captureInput / captureOutput', () => {
     expect(fake.events()[1]).toMatchObject({ input: { id: 7, card: '4111 1111 1111 1111' }, output: 7 });
   });
 
-  it('a projection that throws is recorded as unreadable; the host’s call is untouched', async () => {
+  it('a projection that throws is recorded as uncapturable; the host’s call is untouched', async () => {
     const { fake, recorder, journey } = setup();
     const boom = () => {
       throw new Error('projection broke');
     };
     expect(journey.transform('t', 1, (n) => n + 1, { captureInput: boom, captureOutput: boom })).toBe(2);
     await recorder.flush();
-    expect(fake.events()[0]).toMatchObject({ input: '[UNREADABLE]', output: '[UNREADABLE]' });
+    expect(fake.events()[0]).toMatchObject({ input: '[UNCAPTURABLE]', output: '[UNCAPTURABLE]' });
     expect(fake.events()[0]).not.toHaveProperty('error');
   });
 });

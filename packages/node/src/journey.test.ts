@@ -144,3 +144,52 @@ describe('configuration', () => {
     ]);
   });
 });
+
+describe('across', () => {
+  it('runs the host function once and gives each journey its own event, parent link and label', async () => {
+    const { fake, recorder, journey } = setup();
+    journey.record({ operation: 'received', name: 'first' });
+    const other = recorder.startJourney({ entity: { type: 'order', id: 'ord_2' } });
+    let calls = 0;
+    const result = recorder.across([journey, other, journey]).persist('write-digest', { lines: 3 }, () => {
+      calls += 1;
+      return 'digest.md';
+    });
+    expect(result).toBe('digest.md');
+    expect(calls).toBe(1);
+    await recorder.flush();
+    const [first, mine, theirs] = fake.events();
+    expect(fake.events()).toHaveLength(3);
+    expect(mine).toMatchObject({ operation: 'persisted', journeyId: journey.journeyId, parentEventId: first?.id, entity: { id: 'ord_1' }, output: 'digest.md' });
+    expect(theirs).toMatchObject({ operation: 'persisted', journeyId: other.journeyId, entity: { id: 'ord_2' }, input: { lines: 3 } });
+    expect(theirs).not.toHaveProperty('parentEventId');
+    expect(new Set([first?.id, mine?.id, theirs?.id]).size).toBe(3);
+  });
+
+  it('records a promise once it settles, on every journey, and rethrows the host error as it is', async () => {
+    const { fake, recorder, journey } = setup();
+    const other = recorder.startJourney({ entity: { type: 'order', id: 'ord_2' } });
+    const group = recorder.across([journey, other]);
+    await expect(group.deliver('send', 1, async (n) => n + 1)).resolves.toBe(2);
+    const error = new Error('refused');
+    expect(() => group.validate('check', 1, () => {
+      throw error;
+    })).toThrow(error);
+    await recorder.flush();
+    expect(fake.events().map((event) => [event.operation, event.journeyId])).toEqual([
+      ['delivered', journey.journeyId], ['delivered', other.journeyId],
+      ['validated', journey.journeyId], ['validated', other.journeyId],
+    ]);
+    expect(fake.events()[3]).toMatchObject({ error: { message: 'refused' } });
+    expect(fake.events()[3]).not.toHaveProperty('output');
+  });
+
+  it('leaves out what is not a journey and never throws', async () => {
+    const { fake, recorder, journey } = setup();
+    const group = recorder.across([journey, null, 'x'] as never);
+    expect(group.journeys).toEqual([journey]);
+    expect(recorder.across(null as never).record({ operation: 'received', name: 'x' })).toEqual([]);
+    await recorder.flush();
+    expect(fake.events()).toHaveLength(0);
+  });
+});

@@ -1,7 +1,7 @@
 // A journey handle: wrappers around the host's own functions and explicit steps. Nothing here
 // throws into the host or changes what the host's function returns: the SDK's own work runs in
 // try/catch, and a wrapped function's value or exact error object is handed back untouched.
-import { UNREADABLE } from './capture.ts';
+import { UNCAPTURABLE } from './capture.ts';
 import type { Aliases, Entity, FinishOptions, JourneyContext, Operation, RecordFields, StepOptions, WrapOptions } from './types.ts';
 
 /** What a journey needs from its recorder. */
@@ -23,7 +23,7 @@ export interface JourneyInit {
 /** The error a result judged a failure by `isFailure` is recorded with. */
 export const RESULT_FAILURE_TYPE = 'ResultFailure';
 
-type Wrapped<I, O> = (input: I) => O;
+export type Wrapped<I, O> = (input: I) => O;
 
 /**
  * What the host's function returned: a native promise (awaited for the output), another
@@ -139,104 +139,114 @@ export class Journey {
   }
 
   receive<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
-    return this.wrap('received', name, input, fn, options);
+    return wrapStep([this], 'received', name, input, fn, options);
   }
   transform<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
-    return this.wrap('transformed', name, input, fn, options);
+    return wrapStep([this], 'transformed', name, input, fn, options);
   }
   validate<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
-    return this.wrap('validated', name, input, fn, options);
+    return wrapStep([this], 'validated', name, input, fn, options);
   }
   persist<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
-    return this.wrap('persisted', name, input, fn, options);
+    return wrapStep([this], 'persisted', name, input, fn, options);
   }
   publish<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
-    return this.wrap('published', name, input, fn, options);
+    return wrapStep([this], 'published', name, input, fn, options);
   }
   consume<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
-    return this.wrap('consumed', name, input, fn, options);
+    return wrapStep([this], 'consumed', name, input, fn, options);
   }
   deliver<I, O>(name: string, input: I, fn: Wrapped<I, O>, options?: WrapOptions<I, O> | null): O {
-    return this.wrap('delivered', name, input, fn, options);
-  }
-
-  /**
-   * Runs `fn(input)` and records the step. A synchronous function stays synchronous; for a
-   * promise, the same promise object is returned and the step is recorded when it settles.
-   */
-  private wrap<I, O>(operation: Operation, name: string, input: I, fn: Wrapped<I, O>, given?: WrapOptions<I, O> | null): O {
-    const options = (given ?? {}) as WrapOptions;
-    const started = performance.now();
-    const timestamp = new Date();
-    let result: O;
-    try {
-      result = fn(input);
-    } catch (error) {
-      this.recordStep(operation, name, input, undefined, error, started, timestamp, options, true);
-      throw error;
-    }
-    const kind = resultKind(result);
-    if (kind === 'promise') {
-      try {
-        (result as Promise<unknown>).then(
-          (value) => this.recordStep(operation, name, input, value, undefined, started, timestamp, options, false),
-          (error: unknown) => this.recordStep(operation, name, input, undefined, error, started, timestamp, options, true),
-        );
-      } catch {
-        // A promise subclass whose `then` throws is the host's business; its value is still returned.
-      }
-      return result;
-    }
-    // Any other thenable (a query builder, a lazy request) may start work on each `then`: it is
-    // never called. The step is recorded now, without an output.
-    // Its value is never read, so there is nothing to project or judge.
-    const recorded = kind === 'thenable' ? { ...options, captureOutput: undefined, isFailure: undefined } : options;
-    this.recordStep(operation, name, input, kind === 'thenable' ? undefined : result, undefined, started, timestamp, recorded, false);
-    return result;
-  }
-
-  private recordStep(
-    operation: Operation,
-    name: string,
-    input: unknown,
-    output: unknown,
-    error: unknown,
-    started: number,
-    timestamp: Date,
-    options: WrapOptions,
-    threw: boolean,
-  ): void {
-    try {
-      const attempt = options.attempt;
-      const retried = typeof attempt === 'number' && attempt > 1;
-      // Built field by field rather than spread: this runs on every wrapped call.
-      const fields: RecordFields = { operation: retried ? 'retried' : operation, name, input: options.captureInput === undefined ? input : project(options.captureInput, input) };
-      if (threw) fields.error = error ?? 'undefined was thrown';
-      else {
-        fields.output = options.captureOutput === undefined ? output : project(options.captureOutput, output);
-        if (options.isFailure !== undefined) {
-          const reason = failureReason(options.isFailure, output);
-          if (reason !== undefined) fields.error = { type: RESULT_FAILURE_TYPE, message: reason };
-        }
-      }
-      fields.durationMs = performance.now() - started;
-      fields.timestamp = timestamp;
-      if (options.metadata !== undefined || options.attempt !== undefined || options.messageId !== undefined || options.correlationId !== undefined) {
-        Object.assign(fields, stepFields(options));
-      }
-      this.record(fields);
-    } catch {
-      // Recording never reaches the host.
-    }
+    return wrapStep([this], 'delivered', name, input, fn, options);
   }
 }
 
-/** A projection's value; one that throws stores the marker for a value that could not be read. */
+/**
+ * Runs `fn(input)` once and records the step on each journey of `targets` (one, or several through
+ * `across`), each event with its own id. A synchronous function stays synchronous; for a promise,
+ * the same promise object is returned and the step is recorded when it settles.
+ */
+export function wrapStep<I, O>(
+  targets: readonly Journey[],
+  operation: Operation,
+  name: string,
+  input: I,
+  fn: Wrapped<I, O>,
+  given?: WrapOptions<I, O> | null,
+): O {
+  const options = (given ?? {}) as WrapOptions;
+  const started = performance.now();
+  const timestamp = new Date();
+  let result: O;
+  try {
+    result = fn(input);
+  } catch (error) {
+    recordStep(targets, operation, name, input, undefined, error, started, timestamp, options, true);
+    throw error;
+  }
+  const kind = resultKind(result);
+  if (kind === 'promise') {
+    try {
+      (result as Promise<unknown>).then(
+        (value) => recordStep(targets, operation, name, input, value, undefined, started, timestamp, options, false),
+        (error: unknown) => recordStep(targets, operation, name, input, undefined, error, started, timestamp, options, true),
+      );
+    } catch {
+      // A promise subclass whose `then` throws is the host's business; its value is still returned.
+    }
+    return result;
+  }
+  // Any other thenable (a query builder, a lazy request) may start work on each `then`: it is
+  // never called. The step is recorded now, without an output.
+  // Its value is never read, so there is nothing to project or judge.
+  const recorded = kind === 'thenable' ? { ...options, captureOutput: undefined, isFailure: undefined } : options;
+  recordStep(targets, operation, name, input, kind === 'thenable' ? undefined : result, undefined, started, timestamp, recorded, false);
+  return result;
+}
+
+function recordStep(
+  targets: readonly Journey[],
+  operation: Operation,
+  name: string,
+  input: unknown,
+  output: unknown,
+  error: unknown,
+  started: number,
+  timestamp: Date,
+  options: WrapOptions,
+  threw: boolean,
+): void {
+  try {
+    const attempt = options.attempt;
+    const retried = typeof attempt === 'number' && attempt > 1;
+    // Built field by field rather than spread: this runs on every wrapped call.
+    const fields: RecordFields = { operation: retried ? 'retried' : operation, name, input: options.captureInput === undefined ? input : project(options.captureInput, input) };
+    if (threw) fields.error = error ?? 'undefined was thrown';
+    else {
+      fields.output = options.captureOutput === undefined ? output : project(options.captureOutput, output);
+      if (options.isFailure !== undefined) {
+        const reason = failureReason(options.isFailure, output);
+        if (reason !== undefined) fields.error = { type: RESULT_FAILURE_TYPE, message: reason };
+      }
+    }
+    fields.durationMs = performance.now() - started;
+    fields.timestamp = timestamp;
+    if (options.metadata !== undefined || options.attempt !== undefined || options.messageId !== undefined || options.correlationId !== undefined) {
+      Object.assign(fields, stepFields(options));
+    }
+    // Projections and the judge ran once; each journey gets its own copy of the fields.
+    for (const target of targets) target.record({ ...fields });
+  } catch {
+    // Recording never reaches the host.
+  }
+}
+
+/** A projection's value; one that throws stores the marker for a value that could not be read (5.9). */
 function project(projection: (value: never) => unknown, value: unknown): unknown {
   try {
     return projection(value as never);
   } catch {
-    return UNREADABLE;
+    return UNCAPTURABLE;
   }
 }
 

@@ -7,6 +7,7 @@ import { type Reporter, createReporter } from './diagnostics.ts';
 import { Delivery, emptyCounters } from './delivery.ts';
 import { type BuilderSettings, buildEnvelope } from './event-builder.ts';
 import { fitField } from './fit.ts';
+import { JourneyGroup } from './across.ts';
 import { Journey, type JourneySink } from './journey.ts';
 import { deriveJourneyId, isUsableSecret, randomJourneyId } from './journey-id.ts';
 import {
@@ -38,6 +39,8 @@ export const DEFAULTS = Object.freeze({
 export interface Recorder {
   startJourney(options: StartJourneyOptions): Journey;
   continueJourney(options: ContinueJourneyOptions): Journey;
+  /** One operation on several journeys: wrappers and steps run once, each journey gets its own event. */
+  across(journeys: Iterable<Journey>): JourneyGroup;
   /** Sends what is queued; resolves true when all of it was settled, false at the timeout. Never rejects. */
   flush(options?: { timeoutMs?: number }): Promise<boolean>;
   /** Flushes, then stops; whatever is left at the timeout is dropped and counted. Never rejects. */
@@ -242,6 +245,14 @@ export function createRecorder(options: RecorderOptions): Recorder {
         // fall through to a journey that records nothing
       }
       return new Journey(null, { journeyId: randomJourneyId(), entity: { type: 'unknown', id: 'unknown' } });
+    },
+    across(journeys: Iterable<Journey>): JourneyGroup {
+      try {
+        // Anything that is not a journey is left out rather than thrown on.
+        return new JourneyGroup([...journeys].filter((journey) => journey instanceof Journey));
+      } catch {
+        return new JourneyGroup([]);
+      }
     },
     async flush(flushOptions): Promise<boolean> {
       try {

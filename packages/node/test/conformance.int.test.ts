@@ -1,70 +1,47 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CaseExpansionError, expandValue, findUnknownCaseKeys, newRunToken } from '../../../src/ingest/conformance-expand.ts';
+import { expandValue, findUnknownCaseKeys, newRunToken } from '../../../src/ingest/conformance-expand.ts';
 import { createRecorder } from '../src/recorder.ts';
 import { fakeFetch } from '../src/test-fetch.ts';
 import type { Diagnostic, RecordFields } from '../src/types.ts';
+import type { JourneyGroup } from '../src/across.ts';
 import type { Journey } from '../src/journey.ts';
-import { sdkConformanceDir } from './conformance-dir.ts';
+import { listSdkCases } from './conformance-cases.ts';
 import { exactMismatches, subsetMismatches } from './conformance-match.ts';
-import { type LiveServer, startLiveServer } from './server.ts';
+import { hostTag, placeHostValues } from './host-values.ts';
+import { type EnvironmentSettings, type LiveServer, startLiveServer } from './server.ts';
 
 /**
  * The SDK conformance runner of event protocol 11.5: each case drives the recorder against a
  * stub endpoint, compares the captured events and diagnostics, then sends those bytes through the
- * real server's dry run over HTTP and compares the verdicts.
+ * real server's dry run over HTTP (in an environment set up as the case says) and compares the
+ * verdicts. The cases are the manifest's, read from the contract's copy and test/sdk-cases.
  */
-const DIR = sdkConformanceDir();
-// The case files the contract ships; one going missing is a contract change, so a failure.
-const EXPECTED_FILES = [
-  'error-masked-and-bounded', 'event-over-budget', 'generated-ids', 'hundred-and-one-events', 'identify',
-  'identify-displayable', 'journey-label-blank', 'journey-label-cut', 'long-string-truncated', 'overlong-keys',
-  'retried-attempt', 'truncated-then-omitted', 'unredacted-secret-name',
-];
+const { cases, missing } = listSdkCases();
 const NODE_LANGUAGES = ['*', 'node', 'javascript', 'typescript'];
 const WRAPPERS = ['receive', 'transform', 'validate', 'persist', 'publish', 'consume', 'deliver'] as const;
+/** The entity every case's journeys are on (case sdk/across-journeys states it). */
+const ENTITY = { type: 'customer', id: '0018Z00002ABC' };
 
-interface SdkCall { call: string; name?: string; args?: Record<string, any>; repeat?: number }
+interface SdkCall { call: string; name?: string; args?: Record<string, any>; repeat?: number; journeys?: number }
 interface SdkCase {
   id: string;
   languages: string[];
+  setup?: { environment?: EnvironmentSettings };
   calls: SdkCall[];
   recorder?: Record<string, unknown>;
   expect: { wire?: Record<string, unknown>; diagnostics?: unknown[]; results?: Array<Record<string, any>> };
 }
 
-/** Host tags (11.3) as Node values. */
-function hostTag(tag: string, argument: unknown, expand: (value: unknown) => unknown): unknown {
-  const value = expand(argument) as any;
-  switch (tag) {
-    case '$error':
-      return Object.assign(new Error(String(value.message)), { name: String(value.name ?? 'Error') });
-    case '$date':
-      return new Date(value);
-    case '$bigint':
-      return BigInt(value);
-    case '$undefined':
-      return undefined;
-    case '$map':
-      return new Map(value);
-    case '$set':
-      return new Set(value);
-    case '$buffer':
-      return Buffer.from(value);
-  }
-  throw new CaseExpansionError(`${tag} is not supported by this runner`);
-}
-
-function runCall(journey: Journey, call: SdkCall): void {
+function runCall(target: Journey | JourneyGroup, call: SdkCall): void {
   const args = call.args ?? {};
-  if (call.call === 'record') journey.record(args as RecordFields);
-  else if (call.call === 'identify') journey.identify(args.aliases, args.options);
-  else if (call.call === 'fail') journey.fail(call.name ?? 'fail', args.error, args.options);
-  else if (call.call === 'finish') journey.finish(call.name, args.options);
-  else if (call.call === 'label') journey.label(args.text);
+  if (call.call === 'record') target.record(args as RecordFields);
+  else if (call.call === 'identify') target.identify(args.aliases, args.options);
+  else if (call.call === 'fail') target.fail(call.name ?? 'fail', args.error, args.options);
+  else if (call.call === 'finish') target.finish(call.name, args.options);
+  else if (call.call === 'label') target.label(args.text);
   else if ((WRAPPERS as readonly string[]).includes(call.call)) {
-    const wrapper = journey[call.call as (typeof WRAPPERS)[number]].bind(journey);
+    const wrapper = target[call.call as (typeof WRAPPERS)[number]].bind(target) as Journey['receive'];
     wrapper(call.name ?? call.call, args.input, () => args.output, args.options);
   } else throw new Error(`unknown call ${call.call}`);
 }
@@ -80,21 +57,26 @@ afterAll(async () => {
   await server?.close();
 });
 
-const files = readdirSync(DIR).filter((file) => file.endsWith('.json')).sort();
+/** The key the dry run uses: the shared environment, or one set up as the case asks. */
+async function keyFor(document: SdkCase): Promise<string> {
+  const settings = document.setup?.environment;
+  return settings === undefined ? apiKey : server.project('conformance', settings);
+}
 
 describe('SDK conformance cases (event protocol 11)', () => {
-  it('every shipped case file is present', () => {
-    const stems = files.map((file) => file.slice(0, -'.json'.length));
-    expect(EXPECTED_FILES.filter((stem) => !stems.includes(stem))).toEqual([]);
+  it('every case the manifest names has a file', () => {
+    expect(missing).toEqual([]);
   });
 
-  it.each(files)('%s', async (file) => {
-    const document = JSON.parse(readFileSync(path.join(DIR, file), 'utf8')) as SdkCase;
+  it.each(cases.map((entry) => [entry.stem, entry.file]))('%s', async (stem, file) => {
+    const document = JSON.parse(readFileSync(file, 'utf8')) as SdkCase;
     expect(findUnknownCaseKeys(document)).toEqual([]);
-    expect(document.id).toBe(`sdk/${file.slice(0, -5)}`);
+    expect(document.id).toBe(`sdk/${stem}`);
+    // Events ingested before the calls (setup.existing) mean nothing to a dry run of an SDK case.
+    expect(Object.keys(document.setup ?? {}).filter((key) => key !== 'environment'), 'setup this runner cannot honour').toEqual([]);
     if (!document.languages.some((language) => NODE_LANGUAGES.includes(language))) return;
     const run = newRunToken();
-    const calls = expandValue(document.calls, { run, hostTag }) as SdkCall[];
+    const calls = (expandValue(document.calls, { run, hostTag }) as SdkCall[]).map((call) => ({ ...call, args: placeHostValues(call.args ?? {}) }));
     const expected = expandValue(document.expect, { run, hostTag }) as SdkCase['expect'];
 
     const stub = fakeFetch();
@@ -109,10 +91,26 @@ describe('SDK conformance cases (event protocol 11)', () => {
       onDiagnostic: (diagnostic) => diagnostics.push(diagnostic),
       ...(document.recorder ?? {}),
     });
-    const journey = recorder.startJourney({ entity: { type: 'order', id: `ord_${run}` } });
-    for (const call of calls) for (let i = 0; i < (call.repeat ?? 1); i++) runCall(journey, call);
+    const journey = recorder.startJourney({ entity: ENTITY });
+    // A call on several journeys runs once through `across`; each journey gets an event of its own.
+    const spreads: string[][] = [];
+    for (const call of calls) {
+      for (let i = 0; i < (call.repeat ?? 1); i++) {
+        if ((call.journeys ?? 1) <= 1) runCall(journey, call);
+        else {
+          const journeys = Array.from({ length: call.journeys as number }, () => recorder.startJourney({ entity: ENTITY }));
+          spreads.push(journeys.map((one) => one.journeyId));
+          runCall(recorder.across(journeys), call);
+        }
+      }
+    }
     expect(await recorder.shutdown({ timeoutMs: 5_000 })).toBe(true);
     const events = stub.events();
+    for (const journeyIds of spreads) {
+      const made = events.filter((event) => journeyIds.includes(event.journeyId as string));
+      expect(made.map((event) => event.journeyId)).toEqual(journeyIds);
+      expect(new Set(made.map((event) => event.id)).size).toBe(journeyIds.length);
+    }
 
     if (expected.wire) {
       for (const event of events) expect(subsetMismatches(event, expected.wire, 'wire')).toEqual([]);
@@ -124,11 +122,12 @@ describe('SDK conformance cases (event protocol 11)', () => {
     // Batches stay within the server's 100 (the stub saw them as the server would).
     expect(stub.batches.every((batch) => batch.length <= 100)).toBe(true);
 
+    const key = await keyFor(document);
     const results: Array<Record<string, any>> = [];
     for (const batch of stub.batches) {
       const response = await fetch(`${server.url}/v1/events/batch?dryRun=true`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ events: batch.map((event) => ({ protocolVersion: '0.1', event })) }),
       });
       expect(response.status).toBe(200);

@@ -4,13 +4,24 @@ import type { FastifyInstance } from 'fastify';
 import { TEST_ENCRYPTION_KEY, buildTestApp, seedProject } from '../../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/database.ts';
 import { createKeyring } from '../../../src/crypto/keyring.ts';
+import { updateEnvironment, type CaptureMode } from '../../../src/projects/environments-sql.ts';
+
+/** An environment's capture settings, as a conformance case's `setup.environment` gives them. */
+export interface EnvironmentSettings {
+  captureMode?: CaptureMode;
+  allowFullPayload?: boolean;
+  redactionPaths?: string[];
+  captureAllowlist?: string[];
+}
 
 export interface LiveServer {
   url: string;
   app: FastifyInstance;
   db: TestDatabase;
-  /** A new project with one environment; returns its API key. */
-  project(environment?: string): Promise<string>;
+  /** A new project with one environment, configured when settings are given; returns its API key. */
+  project(environment?: string, settings?: EnvironmentSettings): Promise<string>;
+  /** A new project with one environment: its key and its id (what the interface's addresses hold). */
+  seed(environment?: string): Promise<{ apiKey: string; projectId: string }>;
   close(): Promise<void>;
 }
 
@@ -27,9 +38,22 @@ export async function startLiveServer(): Promise<LiveServer> {
     url: `http://127.0.0.1:${port}`,
     app,
     db,
-    async project(environment = 'production') {
+    async project(environment = 'production', settings) {
       const seeded = await seedProject(db.pool, keyring, `sdk-${process.pid}-${++projects}`, environment);
+      if (settings !== undefined) {
+        // This server runs without full payload capture: a case asking for it needs another one.
+        if (settings.allowFullPayload === true) throw new Error('allowFullPayload is not available on this test server');
+        await updateEnvironment(db.pool, seeded.projectId, environment, {
+          captureMode: settings.captureMode ?? 'redacted-payload',
+          redactionPaths: settings.redactionPaths ?? [],
+          captureAllowlist: settings.captureAllowlist ?? [],
+        });
+      }
       return seeded.apiKey;
+    },
+    async seed(environment = 'production') {
+      const seeded = await seedProject(db.pool, keyring, `sdk-${process.pid}-${++projects}`, environment);
+      return { apiKey: seeded.apiKey, projectId: seeded.projectId };
     },
     async close() {
       await app.close();

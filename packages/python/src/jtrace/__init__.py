@@ -1,7 +1,7 @@
 """jtrace: record what happens to a record as it crosses your services (event protocol 0.1)."""
 
 from ._event import Diagnostic, derive_journey_id
-from ._journey import Journey, Step
+from ._journey import Journey, JourneyGroup, Step
 from ._propagation import (
     JourneyContext,
     extract_http_context,
@@ -18,6 +18,7 @@ __all__ = [
     "Diagnostic",
     "Journey",
     "JourneyContext",
+    "JourneyGroup",
     "Recorder",
     "Step",
     "create_recorder",

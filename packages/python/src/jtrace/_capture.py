@@ -20,8 +20,10 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from . import _protocol as P
 
 CIRCULAR = "[CIRCULAR]"
-UNREADABLE = "[UNREADABLE]"
-TOO_DEEP = "[MAX_DEPTH]"
+# A payload holding a value that could not be read (a property or mapping that raises, a
+# projection that raises) is replaced whole: with a hole in it, it would read as complete.
+UNCAPTURABLE = "[UNCAPTURABLE]"
+# Also what a payload deeper than the envelope allows becomes (9.1): it cannot be sent whole.
 PAYLOAD_TOO_LARGE = "[PAYLOAD_TOO_LARGE]"
 KEY_TOO_LONG = "[KEY_TOO_LONG]"
 MESSAGE_TRUNCATED = "[TRUNCATED]"
@@ -37,13 +39,22 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def storable_text(text: str, nul_allowed: bool = False) -> str:
-    """U+FFFD for U+0000 and unpaired surrogates, which the server refuses in clear text (2.7)."""
+    """Text the server stores in the clear (2.7 step 6): an unpaired surrogate becomes U+FFFD and
+    U+0000 is removed (cases sdk/lone-surrogate and sdk/nul-byte); ``nul_allowed`` keeps U+0000
+    where the server encrypts (entity id, alias values)."""
     if text.isascii():
-        return text if "\x00" not in text else text.replace("\x00", "\ufffd") if not nul_allowed else text
+        return text if "\x00" not in text else text.replace("\x00", "") if not nul_allowed else text
     if _UNSTORABLE.search(text) is None:
         return text
     fixed = _SURROGATE.sub("\ufffd", text)
-    return fixed if nul_allowed else fixed.replace("\x00", "\ufffd")
+    return fixed if nul_allowed else fixed.replace("\x00", "")
+
+
+def timestamp_text(value: datetime.datetime) -> str:
+    """A protocol timestamp: UTC, milliseconds, ``Z`` (a naive datetime is taken as UTC)."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return value.astimezone(datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def is_well_formed(text: str) -> bool:
@@ -87,13 +98,18 @@ def fit_field(text: str, maximum: int) -> str:
 
 
 def fit_label(label: Any) -> Optional[str]:
-    if not isinstance(label, str) or label.strip() == "":
+    if not isinstance(label, str):
         return None
-    return cut_with_marker(label, P.EVENT_FIELD_MAX["journeyLabel"], ELLIPSIS)
+    # Judged once storable: a label of U+0000 and spaces is blank then.
+    storable = storable_text(label)
+    if storable.strip() == "":
+        return None
+    return cut_with_marker(storable, P.EVENT_FIELD_MAX["journeyLabel"], ELLIPSIS)
 
 
 def fit_error_message(message: str) -> str:
-    return cut_with_marker(message or "Error", P.ERROR_FIELD_MAX["message"], MESSAGE_TRUNCATED)
+    # Checked once storable: a message of only U+0000 is empty then.
+    return cut_with_marker(storable_text(message) or "Error", P.ERROR_FIELD_MAX["message"], MESSAGE_TRUNCATED)
 
 
 def fit_aliases(aliases: Any, displayable: Any) -> Tuple[Optional[Dict[str, str]], Optional[List[str]]]:
@@ -105,10 +121,13 @@ def fit_aliases(aliases: Any, displayable: Any) -> Tuple[Optional[Dict[str, str]
                 continue
             if len(kind) > P.ALIAS_TYPE_MAX or len(value) > P.ALIAS_VALUE_MAX:
                 continue
-            fitted[storable_text(kind)] = storable_text(value, True)
+            storable = storable_text(kind)
+            if storable:  # a type of only U+0000 is empty once storable, which the server refuses
+                fitted[storable] = storable_text(value, True)
     listed: Optional[List[str]] = None
     if isinstance(displayable, (list, tuple)):
         listed = [storable_text(t) for t in displayable if isinstance(t, str) and len(t) <= P.ALIAS_TYPE_MAX]
+        listed = [t for t in listed if t]
         listed = listed[: P.MAX_DISPLAYABLE_ALIASES]
     return fitted, listed
 
@@ -148,7 +167,7 @@ def fit_envelope_size(envelope: Dict[str, Any], max_bytes: int) -> str:
 
 
 class _Walk:
-    __slots__ = ("ancestors", "flag_key", "flagged", "values_left", "chars_left")
+    __slots__ = ("ancestors", "flag_key", "flagged", "values_left", "chars_left", "unreadable")
 
     def __init__(self, flag_key: Optional[Callable[[str], bool]], max_values: int) -> None:
         self.ancestors: List[int] = []
@@ -158,6 +177,13 @@ class _Walk:
         # Every value takes at least 2 bytes of JSON (max_values is half the envelope), every
         # character at least one: text past the whole envelope cannot fit, so the copy stops there.
         self.chars_left = max_values * 2
+        self.unreadable = False
+
+    def stop_unreadable(self) -> Any:
+        """A value could not be read: the walk stops and the payload becomes UNCAPTURABLE."""
+        self.unreadable = True
+        self.values_left = -1
+        return _MISSING
 
 
 _MISSING = object()
@@ -168,6 +194,8 @@ def to_wire_value(value: Any, level: int = ROOT_LEVEL, max_values: int = P.DEFAU
     """A JSON-safe copy (``_MISSING`` to leave out) and whether ``flag_key`` held for a key."""
     walk = _Walk(flag_key, max_values)
     captured = _capture(value, level, walk)
+    if walk.unreadable:
+        return UNCAPTURABLE, walk.flagged
     if walk.values_left < 0:
         return PAYLOAD_TOO_LARGE, walk.flagged
     return captured, walk.flagged
@@ -202,7 +230,7 @@ def _capture(value: Any, level: int, walk: _Walk) -> Any:
     try:
         return _special(value, level, walk)
     except Exception:
-        return UNREADABLE
+        return walk.stop_unreadable()
 
 
 def _special(value: Any, level: int, walk: _Walk) -> Any:
@@ -216,7 +244,10 @@ def _special(value: Any, level: int, walk: _Walk) -> Any:
         return _capture(int(value), level, walk)
     if isinstance(value, float):
         return _capture(float(value), level, walk)
-    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+    if isinstance(value, datetime.datetime):
+        # As the protocol writes instants, so the same moment reads alike from every SDK.
+        return timestamp_text(value)
+    if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, datetime.timedelta):
         return value.total_seconds()
@@ -261,7 +292,9 @@ def _container(value: Any, level: int, walk: _Walk, members: Callable[[], Any], 
     if marker in walk.ancestors:
         return CIRCULAR
     if level >= P.MAX_DEPTH:
-        return TOO_DEEP
+        # Deeper than the envelope allows: the payload is replaced whole, like one too large.
+        walk.values_left = -1
+        return _MISSING
     walk.ancestors.append(marker)
     try:
         # Leaves (most of a payload) are copied inline: a call per leaf is most of the cost in Python.
@@ -323,7 +356,7 @@ def _container(value: Any, level: int, walk: _Walk, members: Callable[[], Any], 
                 append(None if captured is _MISSING else captured)
         return items
     except Exception:
-        return UNREADABLE
+        return walk.stop_unreadable()
     finally:
         walk.ancestors.pop()
 

@@ -14,8 +14,8 @@ from typing import Any, Callable, Dict, List, Optional, Set
 
 from . import _protocol as P
 from ._capture import (
-    ROOT_LEVEL, UNREADABLE, dumps, fit_aliases, fit_envelope_size, fit_error_message, fit_field, fit_label,
-    fit_metadata, is_missing, is_well_formed, storable_text, to_wire_value,
+    ROOT_LEVEL, UNCAPTURABLE, dumps, fit_aliases, fit_envelope_size, fit_error_message, fit_field, fit_label,
+    fit_metadata, is_missing, is_well_formed, storable_text, timestamp_text, to_wire_value,
 )
 from ._masking import is_secret_looking_name, mask_credential_text
 from ._rules import REDACTED, Redactor
@@ -128,7 +128,7 @@ def describe_error(error: Any, settings: BuilderSettings) -> Dict[str, Any]:
         try:
             picked["message"] = str(error)
         except Exception:
-            picked["message"] = UNREADABLE
+            picked["message"] = UNCAPTURABLE
         code = getattr(error, "code", None)
         if code is None and isinstance(getattr(error, "errno", None), int):
             code = error.errno  # type: ignore[attr-defined]
@@ -151,7 +151,7 @@ def describe_error(error: Any, settings: BuilderSettings) -> Dict[str, Any]:
     redacted = settings.redactor.redact(picked)
     out: Dict[str, Any] = {}
     if isinstance(redacted.get("type"), str):
-        out["type"] = fit_field(redacted["type"], P.ERROR_FIELD_MAX["type"])
+        out["type"] = fit_field(redacted["type"], P.ERROR_FIELD_MAX["type"]) or "Error"
     out["message"] = fit_error_message(mask_credential_text(str(redacted.get("message"))))
     if isinstance(redacted.get("code"), str):
         out["code"] = fit_field(redacted["code"], P.ERROR_FIELD_MAX["code"])
@@ -168,9 +168,7 @@ def _timestamp(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, datetime.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=datetime.timezone.utc)
-        return value.astimezone(datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return timestamp_text(value)
     return now_iso()
 
 
@@ -186,11 +184,12 @@ def build_envelope(settings: BuilderSettings, journey_id: str, entity: Dict[str,
         "environment": settings.environment,
         "service": settings.service,
         "entity": {
-            "type": fit_field(str(entity["type"]), P.ENTITY_FIELD_MAX["type"]),
+            # A type of only U+0000 is empty once made storable.
+            "type": fit_field(str(entity["type"]), P.ENTITY_FIELD_MAX["type"]) or "unknown",
             "id": storable_text(str(entity["id"]), True),
         },
         "operation": operation,
-        "name": fit_field(str(fields.get("name") or "") or operation, P.EVENT_FIELD_MAX["name"]),
+        "name": fit_field(str(fields.get("name") or ""), P.EVENT_FIELD_MAX["name"]) or operation,
         "timestamp": _timestamp(fields.get("timestamp")),
     }
     fitted_label = fit_label(label)

@@ -10,8 +10,9 @@ import datetime
 import functools
 import inspect
 import time
-from typing import Any, Awaitable, Callable, Dict, Iterable, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, Iterable, List, Optional, Tuple
 
+from ._capture import UNCAPTURABLE
 from ._propagation import JourneyContext
 
 _NO_INPUT: Any = object()
@@ -79,25 +80,91 @@ class Journey:
         return self.record("completed", name, **_step_fields(options))
 
     def receive(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
-        return _wrapper(self, "received", name, input, fn, options)
+        return _wrapper((self,), "received", name, input, fn, options)
 
     def transform(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
-        return _wrapper(self, "transformed", name, input, fn, options)
+        return _wrapper((self,), "transformed", name, input, fn, options)
 
     def validate(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
-        return _wrapper(self, "validated", name, input, fn, options)
+        return _wrapper((self,), "validated", name, input, fn, options)
 
     def persist(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
-        return _wrapper(self, "persisted", name, input, fn, options)
+        return _wrapper((self,), "persisted", name, input, fn, options)
 
     def publish(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
-        return _wrapper(self, "published", name, input, fn, options)
+        return _wrapper((self,), "published", name, input, fn, options)
 
     def consume(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
-        return _wrapper(self, "consumed", name, input, fn, options)
+        return _wrapper((self,), "consumed", name, input, fn, options)
 
     def deliver(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
-        return _wrapper(self, "delivered", name, input, fn, options)
+        return _wrapper((self,), "delivered", name, input, fn, options)
+
+
+class JourneyGroup:
+    """One operation on several journeys (``recorder.across(journeys)``): a wrapped function runs
+    once, and each journey gets an event of its own (own id, own parent link)."""
+
+    def __init__(self, journeys: Iterable[Journey]) -> None:
+        unique: List[Journey] = []
+        for journey in journeys:
+            # Only journeys, each once: a journey named twice still gets one event per step.
+            if isinstance(journey, Journey) and not any(journey is seen for seen in unique):
+                unique.append(journey)
+        self.journeys: Tuple[Journey, ...] = tuple(unique)
+
+    def record(self, operation: str, name: str, **fields: Any) -> List[Optional[str]]:
+        return [journey.record(operation, name, **fields) for journey in self.journeys]
+
+    def identify(self, aliases: Dict[str, str], displayable: Optional[Iterable[str]] = None) -> List[Optional[str]]:
+        shown = _listed(displayable)
+        return [journey.identify(aliases, shown) for journey in self.journeys]
+
+    def fail(self, name: str, error: Any = None, **options: Any) -> List[Optional[str]]:
+        return [journey.fail(name, error, **options) for journey in self.journeys]
+
+    def finish(self, name: str = "complete", **options: Any) -> List[Optional[str]]:
+        return [journey.finish(name, **options) for journey in self.journeys]
+
+    def label(self, text: str) -> None:
+        for journey in self.journeys:
+            journey.label(text)
+
+    def receive(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
+        return _wrapper(self.journeys, "received", name, input, fn, options)
+
+    def transform(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
+        return _wrapper(self.journeys, "transformed", name, input, fn, options)
+
+    def validate(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
+        return _wrapper(self.journeys, "validated", name, input, fn, options)
+
+    def persist(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
+        return _wrapper(self.journeys, "persisted", name, input, fn, options)
+
+    def publish(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
+        return _wrapper(self.journeys, "published", name, input, fn, options)
+
+    def consume(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
+        return _wrapper(self.journeys, "consumed", name, input, fn, options)
+
+    def deliver(self, name: str, input: Any = _NO_INPUT, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
+        return _wrapper(self.journeys, "delivered", name, input, fn, options)
+
+
+def _listed(values: Optional[Iterable[str]]) -> Optional[List[str]]:
+    try:
+        return list(values) if values is not None else None
+    except Exception:
+        return None
+
+
+def _project(projection: Any, value: Any) -> Any:
+    """A capture projection's value; one that raises records the marker of a value that could not be read."""
+    try:
+        return projection(value)
+    except Exception:
+        return UNCAPTURABLE
 
 
 def _step_fields(options: Dict[str, Any]) -> Dict[str, Any]:
@@ -114,21 +181,23 @@ def _step_fields(options: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def _wrapper(journey: Journey, operation: str, name: str, input: Any, fn: Any, options: Dict[str, Any]) -> Any:
+def _wrapper(journeys: Any, operation: str, name: str, input: Any, fn: Any, options: Dict[str, Any]) -> Any:
     if fn is not None:
-        return Step(journey, operation, name, input, options).call(fn)
-    return Step(journey, operation, name, input, options)
+        return Step(journeys, operation, name, input, options).call(fn)
+    return Step(journeys, operation, name, input, options)
 
 
 class Step:
     """One step: ``with``/``async with`` block, decorator, or (through the wrappers) a plain call.
 
     In a block, set ``step.output`` to record what the step produced; an exception leaving the
-    block is recorded and goes on as it is.
+    block is recorded and goes on as it is. ``capture_input`` / ``capture_output`` replace what
+    is recorded (never what the host gets); the step is recorded on each of ``journeys``.
     """
 
-    def __init__(self, journey: Journey, operation: str, name: str, input: Any, options: Dict[str, Any]) -> None:
-        self._journey = journey
+    def __init__(self, journeys: Any, operation: str, name: str, input: Any, options: Dict[str, Any]) -> None:
+        # One journey, or the journeys of recorder.across().
+        self._journeys: Tuple[Journey, ...] = (journeys,) if isinstance(journeys, Journey) else tuple(journeys)
         self._operation = operation
         self._name = name
         self._has_input = input is not _NO_INPUT
@@ -142,18 +211,23 @@ class Step:
         self._started = time.perf_counter()
         self._timestamp = datetime.datetime.now(datetime.timezone.utc)
 
-    def _finish(self, input: Any, output: Any, error: Any, threw: bool) -> None:
+    def _finish(self, input: Any, output: Any, error: Any, threw: bool, read_output: bool = True) -> None:
         try:
-            attempt = self._options.get("attempt")
+            options = self._options
+            attempt = options.get("attempt")
             retried = isinstance(attempt, int) and not isinstance(attempt, bool) and attempt > 1
-            fields: Dict[str, Any] = {"input": input, "duration_ms": (time.perf_counter() - self._started) * 1000,
+            capture_input, capture_output = options.get("capture_input"), options.get("capture_output")
+            fields: Dict[str, Any] = {"input": input if capture_input is None else _project(capture_input, input),
+                                      "duration_ms": (time.perf_counter() - self._started) * 1000,
                                       "timestamp": self._timestamp}
             if threw:
                 fields["error"] = error if error is not None else "None was raised"
-            else:
-                fields["output"] = output
-            fields.update(_step_fields(self._options))
-            self._journey.record("retried" if retried else self._operation, self._name, **fields)
+            elif read_output:
+                fields["output"] = output if capture_output is None else _project(capture_output, output)
+            fields.update(_step_fields(options))
+            # The projections ran once; each journey records its own event from the same fields.
+            for journey in self._journeys:
+                journey.record("retried" if retried else self._operation, self._name, **fields)
         except Exception:
             pass
 
@@ -179,7 +253,7 @@ class Step:
             awaitable = False
         # Any other awaitable may start work each time it is awaited: it is never touched, and the
         # step is recorded now, without an output.
-        self._finish(self.input, None if awaitable else result, None, False)
+        self._finish(self.input, None if awaitable else result, None, False, read_output=not awaitable)
         return result
 
     def _settled(self, future: Any) -> None:
@@ -219,12 +293,12 @@ class Step:
 
     # --- a decorator: each call is a step, its arguments the input -------------------------------
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        journey, operation, name, options = self._journey, self._operation, self._name, self._options
+        journeys, operation, name, options = self._journeys, self._operation, self._name, self._options
 
         if inspect.iscoroutinefunction(fn):
             @functools.wraps(fn)
             async def run_async(*args: Any, **kwargs: Any) -> Any:
-                step = Step(journey, operation, name, _arguments(args, kwargs), options)
+                step = Step(journeys, operation, name, _arguments(args, kwargs), options)
                 step._start()
                 try:
                     value = await fn(*args, **kwargs)
@@ -237,7 +311,7 @@ class Step:
 
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> Any:
-            step = Step(journey, operation, name, _arguments(args, kwargs), options)
+            step = Step(journeys, operation, name, _arguments(args, kwargs), options)
             return step.call(lambda _input: fn(*args, **kwargs))
         return run
 

@@ -19,7 +19,7 @@ from ._delivery import Delivery, empty_counters
 from ._event import (
     BuilderSettings, Diagnostic, build_envelope, derive_journey_id, is_usable_secret, random_journey_id,
 )
-from ._journey import Journey
+from ._journey import Journey, JourneyGroup
 from ._propagation import JourneyContext
 from ._rules import Redactor
 from ._version import SDK_NAME, SDK_VERSION
@@ -71,7 +71,7 @@ def _part(value: Any) -> str:
     try:
         return str(value)
     except Exception:
-        return "[UNREADABLE]"
+        return "[UNCAPTURABLE]"
 
 
 class Recorder:
@@ -180,6 +180,13 @@ class Recorder:
         except Exception:
             pass
         return Journey(None, random_journey_id(), ("unknown", "unknown"))
+
+    def across(self, journeys: Iterable[Journey]) -> JourneyGroup:
+        """One operation on several journeys: a wrapped function runs once, each journey gets its own event."""
+        try:
+            return JourneyGroup(journeys)
+        except Exception:
+            return JourneyGroup(())
 
     def record(self, journey: Journey, fields: Dict[str, Any]) -> Optional[str]:
         """Called by journeys: builds one envelope and queues it."""
