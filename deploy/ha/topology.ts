@@ -53,6 +53,10 @@ export interface Topology {
   /** kill -9 of the node's Patroni and its postmaster, as when its machine dies. */
   killNode(node: PatroniNode): void;
   startNode(node: PatroniNode): void;
+  /** `patronictl switchover` to the candidate, as an operator plans one. */
+  switchover(candidate: PatroniNode): void;
+  /** The cluster as Patroni reports it: member name to role and state. */
+  members(): Promise<Array<{ name: string; role: string; state: string }>>;
   startInstance(instance: JtraceInstance): Promise<void>;
   stop(): Promise<void>;
 }
@@ -73,8 +77,10 @@ function spawnLogged(command: string, args: string[], log: string, options: { en
     : [command, args];
   const out = createWriteStream(log, { flags: 'a' });
   const child = spawn(file, argv, { env: options.env ?? process.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.pipe(out);
-  child.stderr!.pipe(out);
+  // Two sources share the log: neither may end it for the other.
+  child.stdout!.pipe(out, { end: false });
+  child.stderr!.pipe(out, { end: false });
+  child.once('close', () => out.end());
   return child;
 }
 
@@ -182,6 +188,25 @@ export async function startTopology(options: { instances?: Array<{ roles: string
       node.process = null;
     },
     startNode,
+    switchover(candidate) {
+      const current = nodes.find((node) => node.name !== candidate.name && node.process !== null)!;
+      const argv = ['-c', current.config, 'switchover', '--candidate', candidate.name, '--force'];
+      const result = asPostgres
+        ? spawnSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', 'patronictl', ...argv], { encoding: 'utf8', env: patroniEnv })
+        : spawnSync('patronictl', argv, { encoding: 'utf8', env: patroniEnv });
+      if (result.status !== 0) throw new Error(`patronictl switchover failed: ${result.stderr}${result.stdout}`);
+    },
+    async members() {
+      for (const node of nodes) {
+        try {
+          const response = await fetch(`http://127.0.0.1:${node.restPort}/cluster`, { signal: AbortSignal.timeout(2_000) });
+          return ((await response.json()) as { members: Array<{ name: string; role: string; state: string }> }).members;
+        } catch {
+          // That node is down: ask the next.
+        }
+      }
+      return [];
+    },
     startInstance,
     async stop() {
       for (const instance of instances) instance.process?.kill('SIGKILL');
