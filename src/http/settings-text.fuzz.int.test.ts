@@ -7,7 +7,7 @@ import { createUser } from '../teams/accounts.ts';
 import { createPersonalToken } from '../teams/tokens.ts';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { jsonSchemaOf, registeredRoutes } from './route-contract.ts';
+import { jsonSchemaOf, registeredRoutes, type RegisteredRoute, type RouteContract } from './route-contract.ts';
 import { SAME_ORIGIN, cookieHeader, signIn } from '../web/test-kit.ts';
 
 /**
@@ -190,9 +190,16 @@ function expectRefusedAt(response: LightMyRequestResponse, path: string, what: s
 
 describe('the walk over the route contracts', () => {
   it('finds every settings route, each with a base body and at least one string field; a writing route without a declared body fails', () => {
-    const writing = registeredRoutes(app).filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method));
-    const undeclared = writing.filter((r) => r.contract?.body === undefined && !BODILESS.has(`${r.method} ${r.url.replace(/^\/ui\/api\/v1\//, '/v1/')}`));
-    expect(undeclared.map((r) => `${r.method} ${r.url}`)).toEqual([]);
+    const undeclared = (routes: readonly RegisteredRoute[]) =>
+      routes
+        .filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method))
+        .filter((r) => r.contract?.body === undefined && !BODILESS.has(`${r.method} ${r.url.replace(/^\/ui\/api\/v1\//, '/v1/')}`))
+        .map((r) => `${r.method} ${r.url}`);
+    expect(undeclared(registeredRoutes(app))).toEqual([]);
+    // A new writing route whose contract declares no body is caught.
+    const withoutBody = { ...registeredRoutes(app).find((r) => r.url === '/v1/projects/:projectId' && r.method === 'PATCH')! };
+    withoutBody.contract = { ...withoutBody.contract!, body: undefined } as RouteContract;
+    expect(undeclared([{ ...withoutBody, url: '/v1/projects/:projectId/labels' }])).toEqual(['PATCH /v1/projects/:projectId/labels']);
     expect(targets.filter((t) => BASE_BODIES[t.key] === undefined).map((t) => t.key)).toEqual([]);
     expect(targets.filter((t) => t.fields.length === 0).map((t) => t.key)).toEqual([]);
     // Every settings route is walked under both prefixes (the interface's twin included).
@@ -220,16 +227,21 @@ describe('NUL or an unpaired surrogate in any string field of any settings body'
     }
   });
 
-  it('anywhere in the field, with anything around it (fast-check)', async () => {
+  it('any lone surrogate or NUL, anywhere in the field, with anything around it (fast-check)', async () => {
     const slots = targets.flatMap((target) => target.fields.map((field) => ({ target, field })));
+    const unit = (min: number, max: number) => fc.integer({ min, max }).map((code) => String.fromCharCode(code));
+    const high = unit(0xd800, 0xdbff);
+    const low = unit(0xdc00, 0xdfff);
+    // `binary` strings hold whole code points only, so nothing around a piece pairs with it.
+    const piece = fc.oneof(fc.constant('\u0000'), high, low, fc.tuple(low, high).map(([l, h]) => l + h));
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...slots),
-        fc.constantFrom(...(Object.keys(PIECES) as PieceName[])),
+        piece,
         fc.string({ maxLength: 8, unit: 'binary' }),
-        fc.string({ maxLength: 8 }),
-        async ({ target, field }, piece, before, after) => {
-          const text = `${before}${PIECES[piece]}${after}`;
+        fc.string({ maxLength: 8, unit: 'binary' }),
+        async ({ target, field }, bad, before, after) => {
+          const text = `${before}${bad}${after}`;
           const what = `${JSON.stringify(text)} in ${field.join('.')} of ${target.method} ${target.url}`;
           expectRefusedAt(await send(target, spoil(BASE_BODIES[target.key]!, field, () => text)), field.join('.'), what);
         },
