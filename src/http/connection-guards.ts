@@ -80,7 +80,12 @@ export function closeStalledWriters(server: Server, writeTimeoutMs: number, onCl
   const close = (socket: Socket) => {
     stalls.delete(socket);
     onClose();
-    socket.resetAndDestroy();
+    try {
+      socket.resetAndDestroy();
+    } catch {
+      // Only a TCP socket can be reset (a pipe or a TLS socket throws): closed instead.
+      socket.destroy();
+    }
   };
   const check = () => {
     const now = performance.now();
