@@ -30,7 +30,7 @@ const NOT_SETTINGS: Record<string, string> = {
   'POST /v1/logs': 'OTLP ingestion, as above',
   'POST /ui/api/session': 'sign-in: the token is compared, never stored',
   'POST /ui/api/session/password': 'sign-in: the password is compared, never stored',
-  'POST /ui/api/password-links': "sets a password: passwords.ts refuses NUL and the hash keeps no text",
+  'POST /ui/api/password-links': 'the link token is compared; the password is hashed, and passwordProblem refuses NUL and unpaired surrogates (passwords.test.ts)',
 };
 
 /** Writing routes that take no body. */
