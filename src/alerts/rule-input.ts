@@ -3,20 +3,21 @@
 // to say so (a signed JSON webhook or a Slack-style incoming webhook).
 
 import { z } from 'zod';
+import { storableText } from '../http/body-fields.ts';
 
 const FINDING_KINDS = ['lost', 'changed', 'duplicated', 'failed', 'overdue', 'skipped_step'] as const;
 
 export const alertRuleInputSchema = z.strictObject({
-  name: z.string().min(1).max(200),
+  name: storableText().min(1).max(200),
   kind: z.enum(FINDING_KINDS),
-  path: z.string().min(1).max(1024).nullable().default(null),
-  entityType: z.string().min(1).max(128).nullable().default(null),
-  environment: z.string().min(1).max(64).nullable().default(null),
+  path: storableText().min(1).max(1024).nullable().default(null),
+  entityType: storableText().min(1).max(128).nullable().default(null),
+  environment: storableText().min(1).max(64).nullable().default(null),
   /** Omitted: every occurrence (at least 1 in 1 minute, grouped per minute). */
   threshold: z
     .strictObject({ count: z.int().min(1).max(1_000_000), windowMinutes: z.int().min(1).max(1440) })
     .default({ count: 1, windowMinutes: 1 }),
-  channel: z.strictObject({ type: z.enum(['webhook', 'slack']), url: z.string().min(1).max(2048) }),
+  channel: z.strictObject({ type: z.enum(['webhook', 'slack']), url: storableText().min(1).max(2048) }),
 });
 
 export type AlertRuleInput = z.output<typeof alertRuleInputSchema>;

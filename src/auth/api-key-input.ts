@@ -2,15 +2,11 @@
 import { z } from 'zod';
 import { invalidBody, issueDetails, textField } from '../http/body-fields.ts';
 import type { AppError } from '../http/errors.ts';
-import { hasUnpairedSurrogate } from '../protocol/storability.ts';
 import { MAX_API_KEY_NAME_LENGTH, MAX_ENVIRONMENT_NAME_LENGTH } from './api-key-service.ts';
 
-// Stored as UTF-8, an unpaired surrogate would silently become U+FFFD: refused instead.
-const UNPAIRED_SURROGATE = { message: 'must not hold an unpaired surrogate', abort: true } as const;
-
 function boundedText(max: number) {
+  // textField refuses NUL and unpaired surrogates first (stored as UTF-8, one would become U+FFFD).
   return textField()
-    .refine((value) => !hasUnpairedSurrogate(value), UNPAIRED_SURROGATE)
     .refine((value) => {
       const trimmed = value.trim();
       return trimmed !== '' && [...trimmed].length <= max;

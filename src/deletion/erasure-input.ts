@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { issueDetails } from '../http/body-fields.ts';
+import { issueDetails, textField } from '../http/body-fields.ts';
 import { AppError } from '../http/errors.ts';
-import { codePointLength, hasNul } from '../protocol/identifiers.ts';
-import { hasUnpairedSurrogate } from '../protocol/storability.ts';
+import { codePointLength } from '../protocol/identifiers.ts';
 import { MAX_ERASURE_VALUE_LENGTH } from './limits.ts';
 
 /**
@@ -11,18 +10,10 @@ import { MAX_ERASURE_VALUE_LENGTH } from './limits.ts';
  * a real erasure.
  */
 export const erasureRequestSchema = z.strictObject({
-  value: z
-    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
-    .refine((value) => !hasNul(value), 'must not hold a NUL character')
-    .refine((value) => !hasUnpairedSurrogate(value), 'must not hold an unpaired surrogate')
+  value: textField()
     .refine((value) => codePointLength(value) <= MAX_ERASURE_VALUE_LENGTH, `must be at most ${MAX_ERASURE_VALUE_LENGTH} characters`)
     .refine((value) => value.trim() !== '', 'must not be empty or only white space'),
-  environment: z
-    .string({ error: 'must be a string' })
-    .min(1, 'must not be empty')
-    .refine((value) => !hasNul(value), 'must not hold a NUL character')
-    .refine((value) => !hasUnpairedSurrogate(value), 'must not hold an unpaired surrogate')
-    .optional(),
+  environment: textField().min(1, 'must not be empty').optional(),
   dryRun: z.boolean({ error: 'must be true or false' }).optional(),
 });
 

@@ -2,9 +2,10 @@
 // validate with this one schema; the analyzer reads the same shape back from the database.
 
 import { z } from 'zod';
+import { storableText } from '../http/body-fields.ts';
 import { MAX_EXPECTATION_NAME, MAX_EXPECTATION_STEPS } from './limits.ts';
 
-const name = z.string().min(1).max(MAX_EXPECTATION_NAME);
+const name = storableText().min(1).max(MAX_EXPECTATION_NAME);
 /** Seconds, at most a year: a longer deadline says nothing. */
 const seconds = z.number().int().positive().max(366 * 86_400);
 

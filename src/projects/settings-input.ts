@@ -1,7 +1,8 @@
 // What a project's and an environment's settings may be set to, in one place: the settings
-// routes and the CLI (project:create, project:rename, environment:set) check them here. Only zod and src/protocol, so the interface can take
-// the request type from it.
+// routes and the CLI (project:create, project:rename, environment:set) check them here. Only zod, src/protocol and
+// the shared storable-text rule, so the interface can take the request type from it.
 import { z } from 'zod';
+import { storableText } from '../http/body-fields.ts';
 import { isValidRedactionRule } from '../protocol/redaction/operator-rules.ts';
 
 export const CAPTURE_MODE_VALUES = ['metadata-only', 'allowlisted-fields', 'redacted-payload', 'full-payload'] as const;
@@ -19,7 +20,7 @@ export function isValidAllowlistPath(path: string): boolean {
   return path !== '' && !path.split('.').some((segment) => segment === '');
 }
 
-const entry = z.string().min(1).max(MAX_SETTING_ENTRY_LENGTH).refine((value) => !value.includes('\u0000'), 'must not hold NUL');
+const entry = storableText().min(1).max(MAX_SETTING_ENTRY_LENGTH);
 
 /** A change of settings: what is named replaces the setting, what is omitted stays as it was. */
 export const environmentChangeSchema = z.strictObject({
@@ -57,7 +58,7 @@ export const captureSettingsSchema = z.strictObject({
 
 /** The preview's body: the settings being edited and either a pasted envelope or a recorded event. */
 export const capturePreviewSchema = z
-  .strictObject({ settings: captureSettingsSchema, envelope: z.unknown().optional(), eventId: z.string().min(1).max(128).optional() })
+  .strictObject({ settings: captureSettingsSchema, envelope: z.unknown().optional(), eventId: storableText().min(1).max(128).optional() })
   .refine((body) => (body.envelope === undefined) !== (body.eventId === undefined), { message: 'give either envelope or eventId', path: ['envelope'] });
 export type CapturePreviewRequest = z.input<typeof capturePreviewSchema>;
 
@@ -70,8 +71,7 @@ export const MAX_ENVIRONMENT_NAME_CHARS = 64;
  * make an environment no event names by mistake, so they are refused.
  */
 export const newEnvironmentSchema = z.strictObject({
-  name: z
-    .string()
+  name: storableText()
     .min(1)
     .refine((v) => [...v].length <= MAX_ENVIRONMENT_NAME_CHARS, `must be at most ${MAX_ENVIRONMENT_NAME_CHARS} characters`)
     .refine((v) => v.trim() === v && !/[\u0000-\u001f\u007f]/.test(v), 'must not start or end with blanks or hold control characters'),
@@ -83,9 +83,9 @@ export type NewEnvironmentRequest = z.input<typeof newEnvironmentSchema>;
 export const SLUG_RULE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const MAX_SLUG_CHARS = 64;
 export const MAX_PROJECT_NAME_CHARS = 200;
-const projectName = z.string().trim().min(1).max(MAX_PROJECT_NAME_CHARS).refine((v) => !v.includes('\u0000'), 'must not hold NUL');
+const projectName = storableText().trim().min(1).max(MAX_PROJECT_NAME_CHARS);
 export const newProjectSchema = z.strictObject({
-  slug: z.string().max(MAX_SLUG_CHARS).regex(SLUG_RULE, 'must be lowercase letters, digits and single hyphens'),
+  slug: storableText().max(MAX_SLUG_CHARS).regex(SLUG_RULE, 'must be lowercase letters, digits and single hyphens'),
   name: projectName,
 });
 export const projectRenameSchema = z.strictObject({ name: projectName });

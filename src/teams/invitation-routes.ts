@@ -6,7 +6,7 @@ import { adminBeforeBody, authorizeProjectInPath, principalOf, requestActor, req
 import type { Pool } from '../db/pool.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { invitedMemberSchema, passwordLinkSchema, pendingMemberSchema } from '../http/answer-schemas/teams.ts';
-import { invalidBody, issueDetails } from '../http/body-fields.ts';
+import { invalidBody, issueDetails, storableText } from '../http/body-fields.ts';
 import { errors } from '../http/errors.ts';
 import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { isUuid } from '../protocol/identifiers.ts';
@@ -22,8 +22,8 @@ export interface InvitationRouteDeps {
 
 /** No `owner` field: an invitation never makes an owner (a strict object refuses the key). */
 export const invitationBodySchema = z.strictObject({
-  email: z.string(),
-  name: z.string().optional(),
+  email: storableText(),
+  name: storableText().optional(),
   role: z.enum(['viewer', 'operator', 'admin']),
 });
 

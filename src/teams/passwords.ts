@@ -4,6 +4,7 @@
 // most often seen in breaches that are long enough to pass the length rule.
 
 import { hash, verify } from '@node-rs/argon2';
+import { isWellFormedText } from '../protocol/identifiers.ts';
 
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 128;
@@ -26,6 +27,8 @@ export function passwordProblem(password: string, email: string): string | null 
   if (length < MIN_PASSWORD_LENGTH) return `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`;
   if (length > MAX_PASSWORD_LENGTH) return `The password must have at most ${MAX_PASSWORD_LENGTH} characters.`;
   if (password.includes('\u0000')) return 'The password holds a NUL character.';
+  // Hashed as UTF-8, an unpaired surrogate becomes U+FFFD: every such password would be one.
+  if (!isWellFormedText(password)) return 'The password holds an unpaired surrogate.';
   const lower = password.toLowerCase();
   if (lower === email.toLowerCase()) return 'The password must not be the e-mail address.';
   if (COMMON_PASSWORDS.has(lower)) return 'The password is one of the most common ones; choose another.';

@@ -8,6 +8,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool } from '../db/pool.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { createdTokenSchema, createdUserSchema, memberSchema, passwordLinkSchema, personalTokenSchema, principalSchema, userSchema, userSessionSchema } from '../http/answer-schemas/teams.ts';
+import { storableText } from '../http/body-fields.ts';
 import { errors } from '../http/errors.ts';
 import { ADMIN_ROUTE_ERRORS, defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { isUuid } from '../protocol/identifiers.ts';
@@ -31,10 +32,10 @@ export function userView(u: UserRow) {
 const tokenView = (t: TokenRow) => ({ id: t.id, name: t.name, prefix: t.prefix, createdAt: ts(t.createdAt)!, expiresAt: ts(t.expiresAt), lastUsedAt: ts(t.lastUsedAt) });
 const linkView = (link: PasswordLink) => ({ url: link.path, expiresAt: ts(link.expiresAt)! });
 
-const newUserBody = z.strictObject({ email: z.string(), name: z.string().optional(), owner: z.boolean().optional() });
-const userChangeBody = z.strictObject({ name: z.string().optional(), state: z.enum(['active', 'disabled']).optional(), owner: z.boolean().optional() });
+const newUserBody = z.strictObject({ email: storableText(), name: storableText().optional(), owner: z.boolean().optional() });
+const userChangeBody = z.strictObject({ name: storableText().optional(), state: z.enum(['active', 'disabled']).optional(), owner: z.boolean().optional() });
 const memberBody = z.strictObject({ role: z.enum(['viewer', 'operator', 'admin']) });
-const newTokenBody = z.strictObject({ name: z.string(), expiresAt: z.iso.datetime({ offset: true }).nullable().optional() });
+const newTokenBody = z.strictObject({ name: storableText(), expiresAt: z.iso.datetime({ offset: true }).nullable().optional() });
 
 function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const parsed = schema.safeParse(body);
