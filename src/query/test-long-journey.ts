@@ -1,0 +1,79 @@
+// A very long journey for tests and the long-journey benchmark (not a test itself): a journey
+// that ingestion already created (its row, encrypted entity id, aliases) grows by `count` events
+// written in one statement, the way ingestion writes them (events and their event_ids rows in the
+// same statement, migration 0020). 200,000 events take a few seconds, not the minutes that
+// 2,000 batches through the route would.
+
+import type { Queryable } from '../db/pool.ts';
+
+export interface GrowOptions {
+  /** Event id prefix: ids are `<prefix><7-digit position>`, so their byte order is their position. */
+  prefix: string;
+  /** eventTimestamp of the first new event; each next one is a second later. */
+  firstTimestampMs: number;
+  /** receivedAt of the first new event; each next one is a millisecond later. */
+  firstReceivedMs: number;
+}
+
+/**
+ * Appends `count` events to the journey, each storing an input and an output of about 200 bytes
+ * (`{customer: {name, email, phone}, n}`; the output's `n` is one more), over six services and
+ * ten step names, and updates the journey's count and last event time as ingestion would.
+ */
+export async function growJourney(db: Queryable, projectId: string, journeyId: string, count: number, options: GrowOptions): Promise<void> {
+  await db.query(
+    `WITH r AS (
+       SELECT k, $3 || lpad(k::text, 7, '0') AS id,
+              timestamptz 'epoch' + ($4::float8 + k * 1000) * interval '1 millisecond' AS event_timestamp,
+              timestamptz 'epoch' + ($5::float8 + k) * interval '1 millisecond' AS received_at,
+              jsonb_build_object('name', 'Ada Lovelace', 'email', 'ada@example.com', 'phone', '+44 20 7946 0018') AS customer
+         FROM generate_series(0, $6::int - 1) k
+     ), ids AS (
+       INSERT INTO event_ids (project_id, id, journey_id, received_at)
+       SELECT $1, r.id, $2, r.received_at FROM r
+     )
+     INSERT INTO events (project_id, id, journey_id, environment_id, operation, name, service, event_timestamp, received_at,
+                         duration_ms, has_input, has_output, has_error, input_payload, output_payload, stated_alias_ids,
+                         content_hash, content_hash_key_id)
+     SELECT $1, r.id, $2, j.environment_id, 'transformed', 'step-' || (r.k % 10),
+            (ARRAY['webhook', 'contacts', 'crm', 'queue', 'queue', 'worker'])[1 + r.k % 6], r.event_timestamp, r.received_at,
+            5 + r.k % 7, true, true, false,
+            jsonb_build_object('customer', r.customer, 'n', r.k), jsonb_build_object('customer', r.customer, 'n', r.k + 1),
+            '{}'::int8[], md5(r.id), 'fixture'
+       FROM r CROSS JOIN (SELECT environment_id FROM journeys WHERE project_id = $1 AND id = $2) j`,
+    [projectId, journeyId, options.prefix, options.firstTimestampMs, options.firstReceivedMs, count],
+  );
+  await db.query(
+    `UPDATE journeys SET event_count = event_count + $3,
+            last_event_at = greatest(last_event_at, timestamptz 'epoch' + ($4::float8 + ($3 - 1) * 1000) * interval '1 millisecond')
+      WHERE project_id = $1 AND id = $2`,
+    [projectId, journeyId, count, options.firstTimestampMs],
+  );
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Rows each scan of a statement produced (EXPLAIN ANALYZE), summed over its loops, by relation or index name. */
+export async function rowsScanned(db: Queryable, sql: string, values: unknown[]): Promise<{ total: number; byRelation: Record<string, number> }> {
+  const result = await db.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values);
+  const byRelation: Record<string, number> = {};
+  let total = 0;
+  const walk = (node: PlanNode) => {
+    if (node['Node Type'].includes('Scan') && node['Relation Name'] !== undefined) {
+      const rows = (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 0);
+      const name = node['Relation Name'];
+      byRelation[name] = (byRelation[name] ?? 0) + rows;
+      total += rows;
+    }
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk(result.rows[0]!['QUERY PLAN'][0]!.Plan);
+  return { total, byRelation };
+}
