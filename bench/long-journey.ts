@@ -22,10 +22,11 @@ import { createPool, type Pool } from '../src/db/pool.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { createProject } from '../src/projects/projects-sql.ts';
 import { encodeTimelineCursor } from '../src/query/cursor.ts';
-import { growJourney } from '../src/query/test-long-journey.ts';
+import { addAliases, growJourney } from '../src/query/test-long-journey.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 
 const EVENTS = Number(process.env.BENCH_LONG_JOURNEY_EVENTS ?? 200_000);
+const ALIASES = Number(process.env.BENCH_LONG_JOURNEY_ALIASES ?? 200_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdefghijklmnop';
 const FIRST_MS = Date.parse('2026-01-01T00:00:00.000Z');
@@ -104,13 +105,18 @@ async function run(pool: Pool): Promise<Measure[]> {
       await growJourney(pool, projectId, journeyId, EVENTS, { prefix, firstTimestampMs: FIRST_MS, firstReceivedMs: received });
       console.log(`${journeyId}: ${EVENTS} events written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
+    // What a key can also make a journey gather: 1,000 aliases per event over 200 events.
+    await seed(app, apiKey, 'jrn-aliases');
+    await addAliases(pool, keyring, projectId, 'jrn-aliases', ALIASES);
     await pool.query('VACUUM ANALYZE');
     const headers = { authorization: `Bearer ${apiKey}` };
     const at = (k: number) =>
       encodeURIComponent(encodeTimelineCursor({ timestampUs: BigInt(FIRST_MS + k * 1000) * 1000n, receivedAtUs: BigInt(received + k) * 1000n, eventId: `evt-a-${String(k).padStart(7, '0')}` }));
-    const flag = (body: string) => (/"truncated":true/.test(body) ? 'truncated' : '');
+    const flag = (body: string) => (/"truncated":(true|\{"a":true)/.test(body) ? 'truncated' : '');
+    const aliasNote = (body: string) => `${(JSON.parse(body) as { data: { aliases: unknown[] } }).data.aliases.length} aliases listed`;
     return [
       await measure(app, 'GET journey', '/v1/journeys/jrn-long', headers),
+      await measure(app, `GET journey, ${ALIASES.toLocaleString('en')} aliases`, '/v1/journeys/jrn-aliases', headers, aliasNote),
       await measure(app, 'events, first page (100)', '/v1/journeys/jrn-long/events?limit=100', headers),
       await measure(app, 'events, page in the middle (100)', `/v1/journeys/jrn-long/events?limit=100&cursor=${at(EVENTS / 2)}`, headers),
       await measure(app, 'events, last page (100)', `/v1/journeys/jrn-long/events?limit=100&cursor=${at(EVENTS - 50)}`, headers),

@@ -4,11 +4,13 @@
 // statement (test-long-journey.ts) after ingestion created it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTimelineCursor } from './cursor.ts';
+import { journeyAliasesStatement } from './details-sql.ts';
 import { timelineStatement } from './events-sql.ts';
-import { growJourney, rowsScanned } from './test-long-journey.ts';
-import { API_KEY, createReadFixture, get, ingest, urlWith, type ReadFixture } from './test-fixtures.ts';
+import { addAliases, growJourney, rowsScanned } from './test-long-journey.ts';
+import { ADMIN, API_KEY, createReadFixture, get, ingest, keyring, urlWith, type ReadFixture } from './test-fixtures.ts';
 
 const EVENTS = 60_000;
+const ALIASES = 12_000;
 const FIRST_MS = Date.parse('2026-02-01T00:00:00.000Z');
 const RECEIVED_MS = Date.parse('2026-02-27T00:00:00.000Z');
 const idAt = (k: number) => `evt-${String(k).padStart(7, '0')}`;
@@ -22,7 +24,10 @@ beforeAll(async () => {
   // Ingestion creates the journey (its row, entity, alias); the fixture appends the long tail.
   await ingest(fx, 'production', [{ id: 'seed', journeyId: 'jrn-long', timestamp: '2026-01-31T23:59:00.000Z', aliases: { email: 'ada@example.com' } }]);
   await growJourney(fx.db.pool, fx.projectId, 'jrn-long', EVENTS, { prefix: 'evt-', firstTimestampMs: FIRST_MS, firstReceivedMs: RECEIVED_MS });
-  await fx.db.pool.query('ANALYZE event_ids, events, journeys');
+  // A key that states new aliases with every event: 1,000 per event over 12 events.
+  await ingest(fx, 'production', [{ id: 'named', journeyId: 'jrn-aliases', timestamp: '2026-02-01T00:00:00.000Z', aliases: { account: 'acct-1', email: 'ada@example.com' }, displayableAliases: ['email'] }]);
+  await addAliases(fx.db.pool, keyring, fx.projectId, 'jrn-aliases', ALIASES);
+  await fx.db.pool.query('ANALYZE event_ids, events, journeys, journey_aliases');
 }, 120_000);
 afterAll(async () => fx.close());
 
@@ -45,5 +50,26 @@ describe('the event list of a very long journey', () => {
     // The page's 101 rows, and a row at each end of the journey's arrivals; not the journey.
     expect(scanned.byRelation.event_ids ?? 0, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(2);
     expect(scanned.total, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(200);
+  });
+});
+
+describe('the journey read of a journey with very many aliases', () => {
+  it('lists the first 10,000 in read order and says there are more', async () => {
+    for (const credential of [API_KEY, ADMIN]) {
+      const journey = (await get(fx, credential, '/v1/journeys/jrn-aliases')).json().data;
+      expect(journey.aliasesTruncated).toBe(true);
+      expect(journey.aliases).toHaveLength(10_000);
+      // Type in byte order, then first stored: the ingested account alias first, e-mail past the cut.
+      expect(journey.aliases[0]).toEqual({ type: 'account', displayValue: '…', displayable: false });
+      expect(journey.aliases.slice(1).every((alias: { type: string; displayValue: string }) => alias.type === 'account' && alias.displayValue === 'acct…042')).toBe(true);
+    }
+    const few = (await get(fx, API_KEY, '/v1/journeys/jrn-long')).json().data;
+    expect(few).toMatchObject({ aliasesTruncated: false, aliases: [{ type: 'email', displayValue: 'ada@…com', displayable: false }] });
+  });
+
+  it('reads about 10,000 aliases, not all of them', async () => {
+    const { sql, values } = journeyAliasesStatement(fx.projectId, 'jrn-aliases', 10_001);
+    const scanned = await rowsScanned(fx.db.pool, sql, values);
+    expect(scanned.byRelation.journey_aliases, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(10_001);
   });
 });

@@ -4,6 +4,8 @@
 // same statement, migration 0020). 200,000 events take a few seconds, not the minutes that
 // 2,000 batches through the route would.
 
+import { encryptField } from '../crypto/field-encryption.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/pool.ts';
 
 export interface GrowOptions {
@@ -48,6 +50,19 @@ export async function growJourney(db: Queryable, projectId: string, journeyId: s
             last_event_at = greatest(last_event_at, timestamptz 'epoch' + ($4::float8 + ($3 - 1) * 1000) * interval '1 millisecond')
       WHERE project_id = $1 AND id = $2`,
     [projectId, journeyId, count, options.firstTimestampMs],
+  );
+}
+
+/**
+ * Gives the journey `count` more masked aliases of type `account` (what 1,000 aliases per event
+ * over `count / 1000` events would store), all of one encrypted value: decrypting them costs what
+ * distinct values would, and one encryption keeps the fixture fast.
+ */
+export async function addAliases(db: Queryable, keyring: Keyring, projectId: string, journeyId: string, count: number): Promise<void> {
+  await db.query(
+    `INSERT INTO journey_aliases (project_id, journey_id, alias_type, value_encrypted, token, token_key_id, displayable, display_value)
+     SELECT $1, $2, 'account', $3, md5($2 || k), 'fixture', false, NULL FROM generate_series(1, $4::int) k`,
+    [projectId, journeyId, encryptField(keyring, 'acct-0000000042'), count],
   );
 }
 
