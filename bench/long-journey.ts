@@ -22,6 +22,7 @@ import { createPool, type Pool } from '../src/db/pool.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { createProject } from '../src/projects/projects-sql.ts';
 import { encodeTimelineCursor } from '../src/query/cursor.ts';
+import { timelineStatement } from '../src/query/events-sql.ts';
 import { addAliases, growJourney } from '../src/query/test-long-journey.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 
@@ -114,6 +115,15 @@ async function run(pool: Pool): Promise<Measure[]> {
       encodeURIComponent(encodeTimelineCursor({ timestampUs: BigInt(FIRST_MS + k * 1000) * 1000n, receivedAtUs: BigInt(received + k) * 1000n, eventId: `evt-a-${String(k).padStart(7, '0')}` }));
     const flag = (body: string) => (/"truncated":(true|\{"a":true)/.test(body) ? 'truncated' : '');
     const aliasNote = (body: string) => `${(JSON.parse(body) as { data: { aliases: unknown[] } }).data.aliases.length} aliases listed`;
+    // The database's own time for a page in the middle, which the load of a shared machine moves less.
+    const middle = EVENTS / 2;
+    const { sql, values } = timelineStatement(projectId, 'jrn-long', { timestampUs: BigInt(FIRST_MS + middle * 1000) * 1000n, receivedAtUs: BigInt(received + middle) * 1000n, eventId: `evt-a-${String(middle).padStart(7, '0')}` }, 101);
+    const plans: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const plan = (await pool.query<{ 'QUERY PLAN': Array<{ 'Execution Time': number }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values)).rows[0]!['QUERY PLAN'][0]!;
+      plans.push(plan['Execution Time']);
+    }
+    console.log(`timeline page statement, in the database: ${plans.sort((x, y) => x - y)[2]!.toFixed(2)} ms (median of 5)`);
     return [
       await measure(app, 'GET journey', '/v1/journeys/jrn-long', headers),
       await measure(app, `GET journey, ${ALIASES.toLocaleString('en')} aliases`, '/v1/journeys/jrn-aliases', headers, aliasNote),

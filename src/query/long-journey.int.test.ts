@@ -1,11 +1,17 @@
 // A journey of tens of thousands of events is read in bounded work (docs/operations.md, "Very
 // long journeys"): a page of its event list reads that page's rows and a few more, wherever the
-// page is, and still lists the right events in timeline order. The journey is grown in one
-// statement (test-long-journey.ts) after ingestion created it.
+// page is, and still lists the right events in timeline order; the forensic reads stop at their
+// event limit; the journey read lists a bounded number of aliases. The journeys are grown in one
+// statement (test-long-journey.ts) after ingestion created them and after the statistics were
+// taken, as for a key that keeps feeding one journey: PostgreSQL plans for a short journey.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_FORENSICS_EVENTS } from '../forensics/limits.ts';
+import { REDACTED } from '../protocol/redaction/redact.ts';
 import { encodeTimelineCursor } from './cursor.ts';
 import { journeyAliasesStatement } from './details-sql.ts';
 import { timelineStatement } from './events-sql.ts';
+import { payloadEventsStatement, prunedPayloadEventsStatement } from './payloads-sql.ts';
+import { queryInTimelineOrder } from './timeline-order.ts';
 import { addAliases, growJourney, rowsScanned } from './test-long-journey.ts';
 import { ADMIN, API_KEY, createReadFixture, get, ingest, keyring, urlWith, type ReadFixture } from './test-fixtures.ts';
 
@@ -13,6 +19,8 @@ const EVENTS = 60_000;
 const ALIASES = 12_000;
 const FIRST_MS = Date.parse('2026-02-01T00:00:00.000Z');
 const RECEIVED_MS = Date.parse('2026-02-27T00:00:00.000Z');
+/** Stands for the fixture's project id in statements built before it exists. */
+const PROJECT = '00000000-0000-4000-8000-000000000000';
 const idAt = (k: number) => `evt-${String(k).padStart(7, '0')}`;
 const cursorAt = (k: number) =>
   encodeTimelineCursor({ timestampUs: BigInt(FIRST_MS + k * 1000) * 1000n, receivedAtUs: BigInt(RECEIVED_MS + k) * 1000n, eventId: idAt(k) });
@@ -21,14 +29,20 @@ let fx: ReadFixture;
 
 beforeAll(async () => {
   fx = await createReadFixture();
-  // Ingestion creates the journey (its row, entity, alias); the fixture appends the long tail.
-  await ingest(fx, 'production', [{ id: 'seed', journeyId: 'jrn-long', timestamp: '2026-01-31T23:59:00.000Z', aliases: { email: 'ada@example.com' } }]);
-  await growJourney(fx.db.pool, fx.projectId, 'jrn-long', EVENTS, { prefix: 'evt-', firstTimestampMs: FIRST_MS, firstReceivedMs: RECEIVED_MS });
-  // A key that states new aliases with every event: 1,000 per event over 12 events.
-  await ingest(fx, 'production', [{ id: 'named', journeyId: 'jrn-aliases', timestamp: '2026-02-01T00:00:00.000Z', aliases: { account: 'acct-1', email: 'ada@example.com' }, displayableAliases: ['email'] }]);
-  await addAliases(fx.db.pool, keyring, fx.projectId, 'jrn-aliases', ALIASES);
+  // Ingestion creates the journeys (row, entity, aliases) among a hundred short ones; the
+  // statistics are taken then, and the fixture appends the long tails afterwards.
+  const short = Array.from({ length: 100 }, (_, i) => ({ id: `short-${i}`, journeyId: `jrn-short-${i}`, timestamp: '2026-01-31T12:00:00.000Z', aliases: { email: `user${i}@example.com` } }));
+  await ingest(fx, 'production', [
+    ...short,
+    { id: 'seed', journeyId: 'jrn-long', timestamp: '2026-01-31T23:59:00.000Z', aliases: { email: 'ada@example.com' } },
+    // A key that states new aliases with every event: 1,000 per event over 12 events.
+    { id: 'named', journeyId: 'jrn-aliases', timestamp: '2026-02-01T00:00:00.000Z', aliases: { account: 'acct-1', email: 'ada@example.com' }, displayableAliases: ['email'] },
+  ]);
   await fx.db.pool.query('ANALYZE event_ids, events, journeys, journey_aliases');
+  await growJourney(fx.db.pool, fx.projectId, 'jrn-long', EVENTS, { prefix: 'evt-', firstTimestampMs: FIRST_MS, firstReceivedMs: RECEIVED_MS });
+  await addAliases(fx.db.pool, keyring, fx.projectId, 'jrn-aliases', ALIASES);
 }, 120_000);
+const inTimelineOrder = (text: string, values: unknown[]) => queryInTimelineOrder<Record<string, unknown>>(fx.db.pool, { text, values });
 afterAll(async () => fx.close());
 
 describe('the event list of a very long journey', () => {
@@ -46,10 +60,21 @@ describe('the event list of a very long journey', () => {
     expect(page.nextCursor === null).toBe(after === EVENTS - 60);
 
     const { sql, values } = timelineStatement(fx.projectId, 'jrn-long', after === null ? null : { timestampUs: BigInt(FIRST_MS + after * 1000) * 1000n, receivedAtUs: BigInt(RECEIVED_MS + after) * 1000n, eventId: idAt(after) }, 101);
-    const scanned = await rowsScanned(fx.db.pool, sql, values);
+    const scanned = await rowsScanned(inTimelineOrder, sql, values);
     // The page's 101 rows, and a row at each end of the journey's arrivals; not the journey.
     expect(scanned.byRelation.event_ids ?? 0, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(2);
     expect(scanned.total, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(200);
+  });
+});
+
+describe('the forensic reads of a very long journey', () => {
+  it.each([
+    ['whole payloads', payloadEventsStatement(PROJECT, 'jrn-long', MAX_FORENSICS_EVENTS + 1)],
+    ['one path of each payload', prunedPayloadEventsStatement(PROJECT, 'jrn-long', ['customer', 'phone'], REDACTED, MAX_FORENSICS_EVENTS + 1)],
+  ])('read %s of 10,001 events, not of the whole journey', async (_what, statement) => {
+    const values = statement.values.map((value) => (value === PROJECT ? fx.projectId : value));
+    const scanned = await rowsScanned(inTimelineOrder, statement.text, values);
+    expect(scanned.total, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(MAX_FORENSICS_EVENTS + 1);
   });
 });
 
@@ -69,7 +94,7 @@ describe('the journey read of a journey with very many aliases', () => {
 
   it('reads about 10,000 aliases, not all of them', async () => {
     const { sql, values } = journeyAliasesStatement(fx.projectId, 'jrn-aliases', 10_001);
-    const scanned = await rowsScanned(fx.db.pool, sql, values);
+    const scanned = await rowsScanned(async (text, params) => (await fx.db.pool.query(text, params)).rows, sql, values);
     expect(scanned.byRelation.journey_aliases, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(10_001);
   });
 });

@@ -75,9 +75,14 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** Rows each scan of a statement produced (EXPLAIN ANALYZE), summed over its loops, by relation or index name. */
-export async function rowsScanned(db: Queryable, sql: string, values: unknown[]): Promise<{ total: number; byRelation: Record<string, number> }> {
-  const result = await db.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values);
+type Run = (text: string, values: unknown[]) => Promise<Array<Record<string, unknown>>>;
+
+/**
+ * Rows each scan of a statement produced (EXPLAIN ANALYZE), summed over its loops, by relation.
+ * `run` sends the EXPLAIN the way the read sends its statement (e.g. queryInTimelineOrder).
+ */
+export async function rowsScanned(run: Run, sql: string, values: unknown[]): Promise<{ total: number; byRelation: Record<string, number> }> {
+  const rows = (await run(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values)) as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
   const byRelation: Record<string, number> = {};
   let total = 0;
   const walk = (node: PlanNode) => {
@@ -89,6 +94,6 @@ export async function rowsScanned(db: Queryable, sql: string, values: unknown[])
     }
     for (const child of node.Plans ?? []) walk(child);
   };
-  walk(result.rows[0]!['QUERY PLAN'][0]!.Plan);
+  walk(rows[0]!['QUERY PLAN'][0]!.Plan);
   return { total, byRelation };
 }
