@@ -28,8 +28,8 @@ function aliasView(keyring: Keyring, row: AliasRecord): AliasView {
 }
 
 /**
- * A journey may hold tens of thousands of aliases, each decrypted here: the work gives the event
- * loop back every ALIASES_PER_SLICE so one such read does not stall every other request.
+ * The journey read decrypts up to MAX_JOURNEY_ALIASES aliases here: the work gives the event loop
+ * back every ALIASES_PER_SLICE so one such read does not stall every other request.
  */
 const ALIASES_PER_SLICE = 1_000;
 
