@@ -86,21 +86,17 @@ export async function selectAliases(db: Queryable, projectId: string, journeyId:
 }
 
 /**
- * The statement of a journey's first `take` aliases in read order, which
- * journey_aliases_read_order (migration 0029) serves in that order: a journey that gathered
- * hundreds of thousands of aliases is read `take` rows deep, not whole. Exported for EXPLAIN.
+ * A journey's first `take` aliases in read order, which journey_aliases_read_order (migration
+ * 0029) serves in that order: a journey that gathered hundreds of thousands of aliases is read
+ * `take` rows deep, not whole.
  */
-export function journeyAliasesStatement(projectId: string, journeyId: string, take: number): { sql: string; values: unknown[] } {
-  return {
-    sql: `SELECT id, alias_type, value_encrypted, displayable FROM journey_aliases
-           WHERE project_id = $1 AND journey_id = $2 ${ALIAS_ORDER} LIMIT $3`,
-    values: [projectId, journeyId, take],
-  };
-}
-
 export async function selectJourneyAliases(db: Queryable, projectId: string, journeyId: string, take: number): Promise<AliasRecord[]> {
-  const { sql, values } = journeyAliasesStatement(projectId, journeyId, take);
-  return (await db.query<AliasRecord>(sql, values)).rows;
+  const result = await db.query<AliasRecord>(
+    `SELECT id, alias_type, value_encrypted, displayable FROM journey_aliases
+      WHERE project_id = $1 AND journey_id = $2 ${ALIAS_ORDER} LIMIT $3`,
+    [projectId, journeyId, take],
+  );
+  return result.rows;
 }
 
 export async function selectEvent(db: Queryable, scope: DetailScope, eventId: string): Promise<EventRecord | null> {

@@ -8,19 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FORENSICS_EVENTS } from '../forensics/limits.ts';
 import { REDACTED } from '../protocol/redaction/redact.ts';
 import { encodeTimelineCursor } from './cursor.ts';
-import { journeyAliasesStatement } from './details-sql.ts';
-import { timelineStatement } from './events-sql.ts';
-import { payloadEventsStatement, prunedPayloadEventsStatement } from './payloads-sql.ts';
-import { queryInTimelineOrder } from './timeline-order.ts';
-import { addAliases, growJourney, rowsScanned } from './test-long-journey.ts';
+import { selectJourneyAliases } from './details-sql.ts';
+import { selectTimelinePage } from './events-sql.ts';
+import { selectPayloadEvents, selectPrunedPayloadEvents } from './payloads-sql.ts';
+import { addAliases, explainingPool, growJourney, rowsScanned } from './test-long-journey.ts';
 import { ADMIN, API_KEY, createReadFixture, get, ingest, keyring, urlWith, type ReadFixture } from './test-fixtures.ts';
 
 const EVENTS = 60_000;
 const ALIASES = 12_000;
 const FIRST_MS = Date.parse('2026-02-01T00:00:00.000Z');
 const RECEIVED_MS = Date.parse('2026-02-27T00:00:00.000Z');
-/** Stands for the fixture's project id in statements built before it exists. */
-const PROJECT = '00000000-0000-4000-8000-000000000000';
 const idAt = (k: number) => `evt-${String(k).padStart(7, '0')}`;
 const cursorAt = (k: number) =>
   encodeTimelineCursor({ timestampUs: BigInt(FIRST_MS + k * 1000) * 1000n, receivedAtUs: BigInt(RECEIVED_MS + k) * 1000n, eventId: idAt(k) });
@@ -42,7 +39,6 @@ beforeAll(async () => {
   await growJourney(fx.db.pool, fx.projectId, 'jrn-long', EVENTS, { prefix: 'evt-', firstTimestampMs: FIRST_MS, firstReceivedMs: RECEIVED_MS });
   await addAliases(fx.db.pool, keyring, fx.projectId, 'jrn-aliases', ALIASES);
 }, 120_000);
-const inTimelineOrder = (text: string, values: unknown[]) => queryInTimelineOrder<Record<string, unknown>>(fx.db.pool, { text, values });
 afterAll(async () => fx.close());
 
 describe('the event list of a very long journey', () => {
@@ -59,8 +55,9 @@ describe('the event list of a very long journey', () => {
     expect(page.items.at(-1)!.id).toBe(lastId);
     expect(page.nextCursor === null).toBe(after === EVENTS - 60);
 
-    const { sql, values } = timelineStatement(fx.projectId, 'jrn-long', after === null ? null : { timestampUs: BigInt(FIRST_MS + after * 1000) * 1000n, receivedAtUs: BigInt(RECEIVED_MS + after) * 1000n, eventId: idAt(after) }, 101);
-    const scanned = await rowsScanned(inTimelineOrder, sql, values);
+    // The statement the route ran, as PostgreSQL executed it for the route.
+    const position = after === null ? null : { timestampUs: BigInt(FIRST_MS + after * 1000) * 1000n, receivedAtUs: BigInt(RECEIVED_MS + after) * 1000n, eventId: idAt(after) };
+    const scanned = rowsScanned(await selectTimelinePage(explainingPool(fx.db.pool), fx.projectId, 'jrn-long', position, 101));
     // The page's 101 rows, and a row at each end of the journey's arrivals; not the journey.
     expect(scanned.byRelation.event_ids ?? 0, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(2);
     expect(scanned.total, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(200);
@@ -69,11 +66,10 @@ describe('the event list of a very long journey', () => {
 
 describe('the forensic reads of a very long journey', () => {
   it.each([
-    ['whole payloads', payloadEventsStatement(PROJECT, 'jrn-long', MAX_FORENSICS_EVENTS + 1)],
-    ['one path of each payload', prunedPayloadEventsStatement(PROJECT, 'jrn-long', ['customer', 'phone'], REDACTED, MAX_FORENSICS_EVENTS + 1)],
-  ])('read %s of 10,001 events, not of the whole journey', async (_what, statement) => {
-    const values = statement.values.map((value) => (value === PROJECT ? fx.projectId : value));
-    const scanned = await rowsScanned(inTimelineOrder, statement.text, values);
+    ['whole payloads', () => selectPayloadEvents(explainingPool(fx.db.pool), fx.projectId, 'jrn-long', MAX_FORENSICS_EVENTS + 1)],
+    ['one path of each payload', () => selectPrunedPayloadEvents(explainingPool(fx.db.pool), fx.projectId, 'jrn-long', ['customer', 'phone'], REDACTED, MAX_FORENSICS_EVENTS + 1)],
+  ])('read %s of 10,001 events, not of the whole journey', async (_what, read) => {
+    const scanned = rowsScanned(await read());
     expect(scanned.total, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(MAX_FORENSICS_EVENTS + 1);
   });
 });
@@ -93,8 +89,7 @@ describe('the journey read of a journey with very many aliases', () => {
   });
 
   it('reads about 10,000 aliases, not all of them', async () => {
-    const { sql, values } = journeyAliasesStatement(fx.projectId, 'jrn-aliases', 10_001);
-    const scanned = await rowsScanned(async (text, params) => (await fx.db.pool.query(text, params)).rows, sql, values);
+    const scanned = rowsScanned(await selectJourneyAliases(explainingPool(fx.db.pool), fx.projectId, 'jrn-aliases', 10_001));
     expect(scanned.byRelation.journey_aliases, JSON.stringify(scanned.byRelation)).toBeLessThanOrEqual(10_001);
   });
 });

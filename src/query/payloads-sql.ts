@@ -25,8 +25,8 @@ export interface PayloadEventRecord {
   output_text: string | null;
 }
 
-/** The statement of a journey's first `take` events with their payloads; exported for EXPLAIN. */
-export function payloadEventsStatement(projectId: string, journeyId: string, take: number): OrderedQuery {
+/** The statement of a journey's first `take` events with their payloads. */
+function payloadEventsStatement(projectId: string, journeyId: string, take: number): OrderedQuery {
   return {
     text: `SELECT id, operation, name, service, ${epochMicrosSql('event_timestamp')} AS event_timestamp_us, duration_ms,
             has_input, has_output, has_error, input_payload::text AS input_text, output_payload::text AS output_text
@@ -85,8 +85,8 @@ export interface PrunedPayloadRecord extends Omit<PayloadEventRecord, 'input_tex
  * Like selectPayloadEvents, but each payload read only at one path of object keys: a journey of
  * 1,000 events of 1 KB payloads then sends a few bytes per event instead of 2 KB.
  */
-/** The statement of selectPrunedPayloadEvents; exported for EXPLAIN. */
-export function prunedPayloadEventsStatement(projectId: string, journeyId: string, keys: readonly string[], redactedMarker: string, take: number): OrderedQuery {
+/** The statement of selectPrunedPayloadEvents. */
+function prunedPayloadEventsStatement(projectId: string, journeyId: string, keys: readonly string[], redactedMarker: string, take: number): OrderedQuery {
   const side = (column: string, name: string) => `${column} IS NOT NULL AS ${name}_stored,
             ${column} #> $4::text[] AS ${name}_value, (${column} #> $4::text[]) IS NOT NULL AS ${name}_present,
             EXISTS (SELECT 1 FROM generate_series(0, cardinality($4::text[])) AS depth

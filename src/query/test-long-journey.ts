@@ -6,7 +6,7 @@
 
 import { encryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import type { Queryable } from '../db/pool.ts';
+import type { Pool, Queryable } from '../db/pool.ts';
 
 export interface GrowOptions {
   /** Event id prefix: ids are `<prefix><7-digit position>`, so their byte order is their position. */
@@ -75,22 +75,35 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-type Run = (text: string, values: unknown[]) => Promise<Array<Record<string, unknown>>>;
+const explain = (text: string) => (/^\s*SELECT\b/i.test(text) ? `EXPLAIN (ANALYZE, FORMAT JSON) ${text}` : text);
 
 /**
- * Rows each scan of a statement produced (EXPLAIN ANALYZE), summed over its loops, by relation.
- * `run` sends the EXPLAIN the way the read sends its statement (e.g. queryInTimelineOrder).
+ * The pool as a read sees it, except that each SELECT answers its EXPLAIN ANALYZE instead of its
+ * rows: a read function called with it returns the plan of its own statement, planned in its own
+ * transaction and settings (BEGIN, SET LOCAL and COMMIT pass through unchanged).
  */
-export async function rowsScanned(run: Run, sql: string, values: unknown[]): Promise<{ total: number; byRelation: Record<string, number> }> {
-  const rows = (await run(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values)) as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
+export function explainingPool(pool: Pool): Pool {
+  const explaining = {
+    query: (text: string, values?: unknown[]) => pool.query(explain(text), values),
+    async connect() {
+      const client = await pool.connect();
+      return { query: (text: string, values?: unknown[]) => client.query(explain(text), values), release: (error?: Error) => client.release(error) };
+    },
+  };
+  return explaining as unknown as Pool;
+}
+
+/** Rows each scan produced in a plan that explainingPool returned, summed over its loops, by relation. */
+export function rowsScanned(planRows: readonly object[]): { total: number; byRelation: Record<string, number> } {
+  const rows = planRows as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
   const byRelation: Record<string, number> = {};
   let total = 0;
   const walk = (node: PlanNode) => {
     if (node['Node Type'].includes('Scan') && node['Relation Name'] !== undefined) {
-      const rows = (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 0);
+      const scanned = (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 0);
       const name = node['Relation Name'];
-      byRelation[name] = (byRelation[name] ?? 0) + rows;
-      total += rows;
+      byRelation[name] = (byRelation[name] ?? 0) + scanned;
+      total += scanned;
     }
     for (const child of node.Plans ?? []) walk(child);
   };
