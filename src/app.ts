@@ -220,8 +220,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The same registrations serve /v1 (bearer credentials) and /ui/api/v1 (the session cookie).
   const registerApiRoutes = (scope: FastifyInstance, scopeAuth: AuthContext) => {
     registerProjectRoutes(scope, scopeAuth);
-    registerReadRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, commonTrigrams });
-    registerForensicsRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, work: forensicWork });
+    registerReadRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, commonTrigrams });
+    registerForensicsRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, work: forensicWork });
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
     registerFindingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, metrics: deps.metrics });

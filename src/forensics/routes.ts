@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { requestBearerToken, requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import { parseApiKeyShape } from '../crypto/api-keys.ts';
 import type { Keyring } from '../crypto/keyring.ts';
+import type { Pool } from '../db/pool.ts';
 import { dataOf } from '../http/answers.ts';
 import { followedFieldSchema, journeyChangesSchema, journeyComparisonSchema } from '../http/answer-schemas/forensics.ts';
 import { journeyDetailSchema } from '../http/answer-schemas/reads.ts';
@@ -26,6 +27,8 @@ import { MAX_FORENSICS_EVENTS, MAX_JOURNEY_ID_CODE_POINTS } from './limits.ts';
 
 export interface ForensicsDeps {
   auth: AuthContext;
+  /** The ordered reads of a journey's events run in a transaction of their own (src/query/timeline-order.ts). */
+  pool: Pool;
   keyring: Keyring;
   /** The process's one queue of forensic work, shared by /v1 and /ui/api (fair-queue.ts). */
   work?: WorkQueue;
@@ -56,8 +59,8 @@ export function registerForensicsRoutes(app: FastifyInstance, deps: ForensicsDep
     const read = !readableId(id)
       ? null
       : keys === undefined
-        ? await readJourneyPayloads(db, scope, id, MAX_FORENSICS_EVENTS)
-        : await readJourneyPayloadsAt(db, scope, id, keys, MAX_FORENSICS_EVENTS);
+        ? await readJourneyPayloads(deps.pool, scope, id, MAX_FORENSICS_EVENTS)
+        : await readJourneyPayloadsAt(deps.pool, scope, id, keys, MAX_FORENSICS_EVENTS);
     // The read itself cannot be stopped half way; the walk after it can be skipped.
     if (signal.aborted) throw new WorkCancelled();
     if (read === null) throw errors.notFound('The journey was not found.');

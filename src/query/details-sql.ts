@@ -75,13 +75,26 @@ export async function selectJourney(db: Queryable, scope: DetailScope, journeyId
   return result.rows[0] ?? null;
 }
 
-/** Every alias of a journey, or only the given ones (an event's stated aliases). */
-export async function selectAliases(db: Queryable, projectId: string, journeyId: string, ids?: number[]): Promise<AliasRecord[]> {
-  const only = ids === undefined ? '' : 'AND id = ANY($3::int8[])';
+/** The given aliases of a journey (an event's stated aliases: at most 1,000, event protocol 2.2). */
+export async function selectAliases(db: Queryable, projectId: string, journeyId: string, ids: number[]): Promise<AliasRecord[]> {
   const result = await db.query<AliasRecord>(
     `SELECT id, alias_type, value_encrypted, displayable FROM journey_aliases
-      WHERE project_id = $1 AND journey_id = $2 ${only} ${ALIAS_ORDER}`,
-    ids === undefined ? [projectId, journeyId] : [projectId, journeyId, ids],
+      WHERE project_id = $1 AND journey_id = $2 AND id = ANY($3::int8[]) ${ALIAS_ORDER}`,
+    [projectId, journeyId, ids],
+  );
+  return result.rows;
+}
+
+/**
+ * A journey's first `take` aliases in read order, which journey_aliases_read_order (migration
+ * 0029) serves in that order: a journey that gathered hundreds of thousands of aliases is read
+ * `take` rows deep, not whole.
+ */
+export async function selectJourneyAliases(db: Queryable, projectId: string, journeyId: string, take: number): Promise<AliasRecord[]> {
+  const result = await db.query<AliasRecord>(
+    `SELECT id, alias_type, value_encrypted, displayable FROM journey_aliases
+      WHERE project_id = $1 AND journey_id = $2 ${ALIAS_ORDER} LIMIT $3`,
+    [projectId, journeyId, take],
   );
   return result.rows;
 }

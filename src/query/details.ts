@@ -6,7 +6,8 @@ import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/pool.ts';
 import { maskAliasValue } from '../protocol/alias-mask.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
-import { selectAliases, selectEvent, selectJourney, type AliasRecord, type DetailScope } from './details-sql.ts';
+import { MAX_DISPLAYABLE_ALIASES } from '../protocol/limits.ts';
+import { selectAliases, selectEvent, selectJourney, selectJourneyAliases, type AliasRecord, type DetailScope } from './details-sql.ts';
 
 export type { DetailScope };
 
@@ -27,8 +28,8 @@ function aliasView(keyring: Keyring, row: AliasRecord): AliasView {
 }
 
 /**
- * A journey may hold tens of thousands of aliases, each decrypted here: the work gives the event
- * loop back every ALIASES_PER_SLICE so one such read does not stall every other request.
+ * The journey read decrypts up to MAX_JOURNEY_ALIASES aliases here: the work gives the event loop
+ * back every ALIASES_PER_SLICE so one such read does not stall every other request.
  */
 const ALIASES_PER_SLICE = 1_000;
 
@@ -41,12 +42,21 @@ export async function aliasViews(keyring: Keyring, rows: readonly AliasRecord[])
   return views;
 }
 
+/**
+ * Aliases the journey read lists: those of ten events stating the most aliases an event may
+ * (1,000 each). A key may state 1,000 new aliases with every event, so a journey can gather
+ * hundreds of thousands; listing them all took 6 s and a 12 MB answer at 200,000
+ * (docs/operations.md, "Very long journeys"). Past it the read lists the first ones in read order
+ * and says `aliasesTruncated`; search still finds the journey by every one of them.
+ */
+export const MAX_JOURNEY_ALIASES = 10 * MAX_DISPLAYABLE_ALIASES;
+
 const ts = (value: Date | null) => (value === null ? null : formatTimestamp(value.getTime()));
 
 export async function getJourneyDetail(db: Queryable, keyring: Keyring, scope: DetailScope, journeyId: string) {
   const row = await selectJourney(db, scope, journeyId);
   if (!row) return null;
-  const aliases = await selectAliases(db, scope.projectId, journeyId);
+  const aliases = await selectJourneyAliases(db, scope.projectId, journeyId, MAX_JOURNEY_ALIASES + 1);
   return {
     journeyId: row.id,
     environment: row.environment,
@@ -55,7 +65,8 @@ export async function getJourneyDetail(db: Queryable, keyring: Keyring, scope: D
     label: row.label,
     lastStep: row.last_step,
     failedStep: row.failed_step,
-    aliases: await aliasViews(keyring, aliases),
+    aliases: await aliasViews(keyring, aliases.slice(0, MAX_JOURNEY_ALIASES)),
+    aliasesTruncated: aliases.length > MAX_JOURNEY_ALIASES,
     services: row.services,
     eventCount: row.event_count,
     startedAt: formatTimestamp(row.started_at.getTime()),

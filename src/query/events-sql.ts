@@ -3,11 +3,13 @@
 // Events live in day partitions of received_at (migration 0017); the journey's first and last
 // received_at, read from its event_ids rows (every event has one, written by the same
 // statement), let PostgreSQL skip at run time the days the journey has no event in, instead
-// of probing the timeline index of every day kept.
+// of probing the timeline index of every day kept. A page is read with the index order merged
+// across days, never sorted (timeline-order.ts): it reads the page, however long the journey.
 
-import type { Queryable } from '../db/pool.ts';
+import type { Pool, Queryable } from '../db/pool.ts';
 import type { TimelinePosition } from './cursor.ts';
 import { epochMicrosSql, microsText } from './micros.ts';
+import { queryInTimelineOrder } from './timeline-order.ts';
 
 export interface TimelineRecord {
   id: string;
@@ -61,12 +63,12 @@ export function timelineStatement(
 }
 
 export async function selectTimelinePage(
-  db: Queryable,
+  pool: Pool,
   projectId: string,
   journeyId: string,
   after: TimelinePosition | null,
   take: number,
 ): Promise<TimelineRecord[]> {
   const { sql, values } = timelineStatement(projectId, journeyId, after, take);
-  return (await db.query<TimelineRecord>(sql, values)).rows;
+  return queryInTimelineOrder<TimelineRecord>(pool, { text: sql, values });
 }

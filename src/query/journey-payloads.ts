@@ -3,7 +3,7 @@
 // sees its own environment only; a journey out of scope reads as null (the route answers 404).
 
 import type { ReadScope } from '../auth/credentials.ts';
-import type { Queryable } from '../db/pool.ts';
+import type { Pool, Queryable } from '../db/pool.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { journeyInScope } from './events-sql.ts';
 import { microsToMillis } from './micros.ts';
@@ -102,7 +102,7 @@ class StoredPayloadEvent implements PayloadEvent {
 
 /** The first `maxEvents` events of the journey in timeline order, or null when out of scope. */
 export async function readJourneyPayloads(
-  db: Queryable,
+  db: Pool,
   scope: ReadScope,
   journeyId: string,
   maxEvents: number,
@@ -143,7 +143,7 @@ export async function readJourneysPayloads(
  * the whole payload would give.
  */
 export async function readJourneyPayloadsAt(
-  db: Queryable,
+  db: Pool,
   scope: ReadScope,
   journeyId: string,
   keys: readonly string[],

@@ -2,10 +2,13 @@
 // in the timeline order of the event list (eventTimestamp, receivedAt, id in byte order).
 // Payloads come as jsonb text, parsed only when a walk needs them. Two equal texts are two
 // equal values, and jsonb writes keys in one order, so a value handed on unchanged reads as the
-// same text: most comparisons of a long journey then need neither parsing nor walking.
+// same text: most comparisons of a long journey then need neither parsing nor walking. The reads
+// of one journey merge the timeline index of each day in order and stop at their limit, however
+// long the journey (timeline-order.ts).
 
-import type { Queryable } from '../db/pool.ts';
+import type { Pool, Queryable } from '../db/pool.ts';
 import { epochMicrosSql } from './micros.ts';
+import { queryInTimelineOrder, type OrderedQuery } from './timeline-order.ts';
 
 export interface PayloadEventRecord {
   id: string;
@@ -22,22 +25,21 @@ export interface PayloadEventRecord {
   output_text: string | null;
 }
 
-export async function selectPayloadEvents(
-  db: Queryable,
-  projectId: string,
-  journeyId: string,
-  take: number,
-): Promise<PayloadEventRecord[]> {
-  const result = await db.query<PayloadEventRecord>(
-    `SELECT id, operation, name, service, ${epochMicrosSql('event_timestamp')} AS event_timestamp_us, duration_ms,
+/** The statement of a journey's first `take` events with their payloads. */
+function payloadEventsStatement(projectId: string, journeyId: string, take: number): OrderedQuery {
+  return {
+    text: `SELECT id, operation, name, service, ${epochMicrosSql('event_timestamp')} AS event_timestamp_us, duration_ms,
             has_input, has_output, has_error, input_payload::text AS input_text, output_payload::text AS output_text
        FROM events
       WHERE project_id = $1 AND journey_id = $2
       ORDER BY event_timestamp, received_at, id COLLATE "C"
       LIMIT $3`,
-    [projectId, journeyId, take],
-  );
-  return result.rows;
+    values: [projectId, journeyId, take],
+  };
+}
+
+export async function selectPayloadEvents(pool: Pool, projectId: string, journeyId: string, take: number): Promise<PayloadEventRecord[]> {
+  return queryInTimelineOrder<PayloadEventRecord>(pool, payloadEventsStatement(projectId, journeyId, take));
 }
 
 /**
@@ -83,20 +85,14 @@ export interface PrunedPayloadRecord extends Omit<PayloadEventRecord, 'input_tex
  * Like selectPayloadEvents, but each payload read only at one path of object keys: a journey of
  * 1,000 events of 1 KB payloads then sends a few bytes per event instead of 2 KB.
  */
-export async function selectPrunedPayloadEvents(
-  db: Queryable,
-  projectId: string,
-  journeyId: string,
-  keys: readonly string[],
-  redactedMarker: string,
-  take: number,
-): Promise<PrunedPayloadRecord[]> {
+/** The statement of selectPrunedPayloadEvents. */
+function prunedPayloadEventsStatement(projectId: string, journeyId: string, keys: readonly string[], redactedMarker: string, take: number): OrderedQuery {
   const side = (column: string, name: string) => `${column} IS NOT NULL AS ${name}_stored,
             ${column} #> $4::text[] AS ${name}_value, (${column} #> $4::text[]) IS NOT NULL AS ${name}_present,
             EXISTS (SELECT 1 FROM generate_series(0, cardinality($4::text[])) AS depth
                      WHERE ${column} #> ($4::text[])[1:depth] = to_jsonb($5::text)) AS ${name}_redacted`;
-  const result = await db.query<PrunedPayloadRecord>(
-    `SELECT id, operation, name, service, ${epochMicrosSql('event_timestamp')} AS event_timestamp_us, duration_ms,
+  return {
+    text: `SELECT id, operation, name, service, ${epochMicrosSql('event_timestamp')} AS event_timestamp_us, duration_ms,
             has_input, has_output, has_error,
             ${side('input_payload', 'input')},
             ${side('output_payload', 'output')}
@@ -104,7 +100,17 @@ export async function selectPrunedPayloadEvents(
       WHERE project_id = $1 AND journey_id = $2
       ORDER BY event_timestamp, received_at, id COLLATE "C"
       LIMIT $3`,
-    [projectId, journeyId, take, keys, redactedMarker],
-  );
-  return result.rows;
+    values: [projectId, journeyId, take, keys, redactedMarker],
+  };
+}
+
+export async function selectPrunedPayloadEvents(
+  pool: Pool,
+  projectId: string,
+  journeyId: string,
+  keys: readonly string[],
+  redactedMarker: string,
+  take: number,
+): Promise<PrunedPayloadRecord[]> {
+  return queryInTimelineOrder<PrunedPayloadRecord>(pool, prunedPayloadEventsStatement(projectId, journeyId, keys, redactedMarker, take));
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireReader, requireReaderConfirmedByRead, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
+import type { Pool } from '../db/pool.ts';
 import { errors } from '../http/errors.ts';
 import { dataOf, pageOf } from '../http/answers.ts';
 import { journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, storedEventSchema } from '../http/answer-schemas/reads.ts';
@@ -23,7 +24,7 @@ import { listJourneyEvents } from './timeline.ts';
  * Every read route checks the credential first, then the query string (docs/decisions.md,
  * "Authentication order"), then reads within the scope the credential allows.
  */
-export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring; commonTrigrams: CommonTrigramSource }): void {
+export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthContext; pool: Pool; keyring: Keyring; commonTrigrams: CommonTrigramSource }): void {
   const read: ReadDeps = { db: deps.auth.db, keyring: deps.keyring, commonTrigrams: deps.commonTrigrams };
   const reader = {
     credential: (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth),
@@ -69,7 +70,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthConte
     handler: async (request, _reply, { credential, query }) => {
       const params = parseTimelineParams(query);
       const id = (request.params as { journeyId: string }).journeyId;
-      const page = readablePathId(id) ? await listJourneyEvents(read, credential, id, params) : null;
+      const page = readablePathId(id) ? await listJourneyEvents(deps.pool, credential, id, params) : null;
       if (!page) throw errors.notFound('The journey was not found.');
       return { data: page };
     },

@@ -2,10 +2,10 @@
 // in ascending timeline order (decisions.md, HTTP details).
 
 import type { ReadScope } from '../auth/credentials.ts';
+import type { Pool } from '../db/pool.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { encodeTimelineCursor } from './cursor.ts';
 import { journeyInScope, selectTimelinePage, type TimelineRecord } from './events-sql.ts';
-import type { ReadDeps } from './journeys.ts';
 import { keysetPage, type Page } from './page.ts';
 import { microsToMillis } from './micros.ts';
 import type { TimelineParams } from './params.ts';
@@ -43,13 +43,13 @@ function toRow(row: TimelineRecord): JourneyEventRow {
 
 /** null when the journey is not in the caller's scope (the route answers 404). */
 export async function listJourneyEvents(
-  deps: ReadDeps,
+  pool: Pool,
   scope: ReadScope,
   journeyId: string,
   params: TimelineParams,
 ): Promise<Page<JourneyEventRow> | null> {
-  if (!(await journeyInScope(deps.db, scope, journeyId))) return null;
-  const rows = await selectTimelinePage(deps.db, scope.projectId, journeyId, params.after, params.limit + 1);
+  if (!(await journeyInScope(pool, scope, journeyId))) return null;
+  const rows = await selectTimelinePage(pool, scope.projectId, journeyId, params.after, params.limit + 1);
   return keysetPage(rows, params.limit, toRow, (last) =>
     encodeTimelineCursor({
       timestampUs: BigInt(last.event_timestamp_us),

@@ -51,7 +51,8 @@ export const journeySummarySchema = z
 export const journeyDetailSchema = z
   .strictObject({
     ...journeyFields,
-    aliases: z.array(aliasViewSchema),
+    aliases: z.array(aliasViewSchema).describe('In type order, then first-stored order; at most the first 10,000.'),
+    aliasesTruncated: z.boolean().describe('The journey holds more aliases than the 10,000 listed.'),
     services: z.array(z.string()).describe('Distinct service names, in byte order.'),
     completedAt: timestampSchema.nullable().describe('When the journey last recorded a completion; never cleared.'),
     findings: z.array(findingSchema).describe('Every finding of the journey, in the order the analyzer found them.'),

@@ -187,11 +187,12 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
       {journey.aliases.length > 0 ? (
         <p className="aka">
           Also known as:{' '}
-          {journey.aliases.map((alias) => (
-            <span key={alias.type} className="alias-chip">
+          {journey.aliases.map((alias, index) => (
+            <span key={`${index}:${alias.type}`} className="alias-chip">
               <UserText text={alias.type} />: <AliasValue alias={alias} />
             </span>
           ))}
+          {journey.aliasesTruncated ? <span className="muted"> and more: the first {journey.aliases.length} are shown.</span> : null}
         </p>
       ) : null}
       {live ? (

@@ -1,0 +1,23 @@
+// Reads of a journey's events in timeline order (the event list's pages, the forensic reads)
+// stop after what they need only when PostgreSQL merges the timeline index of each day partition
+// in order under the LIMIT (Merge Append). When its statistics take the journey for a short one
+// (a journey outside the most common values of the sample, or one that grew since the last
+// ANALYZE: a key feeding one journey) it rather reads every event of the journey and sorts them,
+// and the first page of a 200,000-event journey read all 200,000 rows. Sorting is turned off for
+// these statements alone, so the ordered merge is the plan whatever the estimate; for a short
+// journey the two plans cost the same (docs/operations.md, "Very long journeys").
+
+import { withTransaction, type Pool } from '../db/pool.ts';
+
+export interface OrderedQuery {
+  text: string;
+  values: unknown[];
+}
+
+/** The rows of a statement that reads events in timeline order, planned without a sort. */
+export async function queryInTimelineOrder<R extends object>(pool: Pool, query: OrderedQuery): Promise<R[]> {
+  return withTransaction(pool, async (client) => {
+    await client.query('SET LOCAL enable_sort = off');
+    return (await client.query<R>(query.text, query.values)).rows;
+  });
+}
