@@ -62,9 +62,9 @@ function pattern(regex: RegExp): string {
     let behind = '';
     let ahead = '';
     const lead = /^\(\?<!(\[[^\]]+\])\)/.exec(body);
-    if (lead) { behind = lead[1]; body = body.slice(lead[0].length); }
+    if (lead) { behind = lead[1] ?? ''; body = body.slice(lead[0].length); }
     const tail = /\(\?!(\[[^\]]+\])\)$/.exec(body);
-    if (tail) { ahead = tail[1]; body = body.slice(0, body.length - tail[0].length); }
+    if (tail) { ahead = tail[1] ?? ''; body = body.slice(0, body.length - tail[0].length); }
     if (/\(\?<?[!=]/.test(body)) throw new Error(`lookaround inside a pattern: ${regex.source}`);
     body = body.replace(/\|\$\)/g, '|\\z)').replace(/\$$/, '\\z');
     return `{behind: ${go(behind)}, body: ${go((fold ? '(?i)' : '') + body)}, ahead: ${go(ahead)}}`;
