@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"reflect"
 	"sort"
 	"strconv"
@@ -130,15 +131,39 @@ func (w *walk) value(v reflect.Value, raw any, level int) (out any) {
 			}
 		})
 	case map[string]any:
-		return w.container(v, level, func(emit func(string, reflect.Value, any) bool) {
-			for _, k := range sortedKeys(x) {
-				if !emit(k, reflect.ValueOf(x[k]), x[k]) {
-					return
+		if x == nil {
+			return nil
+		}
+		if w.seen(v.Pointer()) {
+			return markerCircular
+		}
+		return w.withAncestor(v.Pointer(), func() any {
+			return w.container(v, level, func(emit func(string, reflect.Value, any) bool) {
+				for _, k := range sortedKeys(x) {
+					if !emit(k, reflect.ValueOf(x[k]), x[k]) {
+						return
+					}
 				}
-			}
+			})
 		})
+	case *big.Int:
+		if x == nil {
+			return nil
+		}
+		if x.IsInt64() {
+			return integer(x.Int64())
+		}
+		return x.String()
 	case []any:
-		return w.list(v, level, len(x), func(i int) (reflect.Value, any) { return reflect.ValueOf(x[i]), x[i] })
+		if x == nil {
+			return nil
+		}
+		if len(x) > 0 && w.seen(v.Pointer()) {
+			return markerCircular
+		}
+		return w.withAncestor(v.Pointer(), func() any {
+			return w.list(v, level, len(x), func(i int) (reflect.Value, any) { return reflect.ValueOf(x[i]), x[i] })
+		})
 	case error:
 		return w.container(v, level, func(emit func(string, reflect.Value, any) bool) {
 			name := errorName(x)
