@@ -179,3 +179,22 @@ func TestDisabledOrMisconfiguredRecorderRunsTheHostAndRecordsNothing(t *testing.
 		t.Fatalf("counters %+v", c)
 	}
 }
+
+func TestAStepIsStampedWithItsStart(t *testing.T) {
+	rc := newReceiver(t, nil)
+	r, _ := testRecorder(t, rc.URL, Config{})
+	ctx := WithJourney(context.Background(), r.StartJourney(Entity{"order", "ord_t"}))
+	before := time.Now()
+	_, _ = Deliver(ctx, "call-downstream", 1, func(context.Context, int) (int, error) {
+		time.Sleep(50 * time.Millisecond)
+		return 1, nil
+	})
+	if err := closeWithin(t, r, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	event := rc.events()[0]
+	stamped, err := time.Parse(time.RFC3339Nano, event["timestamp"].(string))
+	if err != nil || stamped.Sub(before) > 40*time.Millisecond || stamped.Before(before.Add(-time.Millisecond)) || event["durationMs"].(float64) < 50 {
+		t.Fatalf("timestamp %v (began %v), duration %v", event["timestamp"], before, event["durationMs"])
+	}
+}

@@ -102,20 +102,24 @@ func step[I, O any](ctx context.Context, op Operation, name string, input I, fn 
 			return
 		}
 		if value := recover(); value != nil {
-			recordStep(j, op, name, input, nil, PanicError{value}, time.Since(started), opts, false)
+			recordStep(j, op, name, input, nil, PanicError{value}, started, opts, false)
 			panic(value)
 		}
 	}()
 	output, err = fn(ctx, input)
 	finished = true
-	recordStep(j, op, name, input, output, err, time.Since(started), opts, true)
+	recordStep(j, op, name, input, output, err, started, opts, true)
 	return output, err
 }
 
-func recordStep(j *Journey, op Operation, name string, input, output any, err error, took time.Duration, opts []StepOption, returned bool) {
+// recordStep stamps the step with its start: a step that calls another service ends after the
+// steps it caused, and the journey's timeline (and so its status) follows the order things began.
+func recordStep(j *Journey, op Operation, name string, input, output any, err error, started time.Time, opts []StepOption, returned bool) {
 	defer func() { _ = recover() }()
+	took := time.Since(started)
 	c := stepOptions(opts)
 	f := c.fields()
+	f.Timestamp = started
 	f.Input = projected(c.captureInput, input)
 	f.Duration = &took
 	if err != nil {
