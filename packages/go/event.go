@@ -242,6 +242,7 @@ func fitMetadata(metadata *object) *object {
 // fitEnvelope: the larger payload becomes [PAYLOAD_TOO_LARGE], then the other, then metadata goes (9.1).
 func fitEnvelope(envelope *object, event *object, maxBytes int) []byte {
 	var buf bytes.Buffer
+	buf.Grow(4096)
 	writeJSON(&buf, envelope)
 	if buf.Len() <= maxBytes {
 		return buf.Bytes()
