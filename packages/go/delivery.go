@@ -66,11 +66,14 @@ type delivery struct {
 	stopping bool
 	flushing int
 	breaker  *breaker
-	wake     chan struct{}
-	changed  chan struct{}
-	ctx      context.Context
-	cancel   context.CancelFunc
-	done     chan struct{}
+	// Diagnostics noted under the lock, reported once it is released: a callback may read the
+	// counters or record, which takes the lock again.
+	diags   []Diagnostic
+	wake    chan struct{}
+	changed chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
 }
 
 func newDelivery(s settings, report func(Diagnostic)) *delivery {
@@ -97,6 +100,18 @@ func newDelivery(s settings, report func(Diagnostic)) *delivery {
 	return d
 }
 
+func (d *delivery) note(x Diagnostic) { d.diags = append(d.diags, x) }
+
+// unlock releases the lock, then reports what was noted under it.
+func (d *delivery) unlock() {
+	diags := d.diags
+	d.diags = nil
+	d.mu.Unlock()
+	for _, x := range diags {
+		d.report(x)
+	}
+}
+
 // notify wakes Flush waiters; called under the lock.
 func (d *delivery) notify() {
 	close(d.changed)
@@ -112,7 +127,7 @@ func (d *delivery) poke() {
 
 func (d *delivery) opened(failures int) {
 	d.c.BreakerOpens++
-	d.report(Diagnostic{Kind: "breaker_opened",
+	d.note(Diagnostic{Kind: "breaker_opened",
 		Message: fmt.Sprintf("%d requests to the jtrace server failed in a row; sending pauses for %s.", failures, d.s.breakerCooldown),
 		Detail:  map[string]any{"failures": failures, "cooldownMs": d.s.breakerCooldown.Milliseconds()}})
 }
@@ -124,7 +139,7 @@ func (d *delivery) drop(count int, cause string) {
 	}
 	d.c.Dropped += int64(count)
 	d.c.DroppedByCause[cause] += int64(count)
-	d.report(Diagnostic{Kind: "dropped", Message: fmt.Sprintf("%d event(s) dropped: %s.", count, cause),
+	d.note(Diagnostic{Kind: "dropped", Message: fmt.Sprintf("%d event(s) dropped: %s.", count, cause),
 		Detail: map[string]any{"count": count, "cause": cause}})
 }
 
@@ -150,7 +165,7 @@ func (d *delivery) keepAtLeast() int {
 
 func (d *delivery) recordOne(b built, ok bool) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
+	defer d.unlock()
 	d.c.Recorded++
 	if !ok {
 		d.drop(1, "capture_failed")
@@ -205,7 +220,7 @@ func (d *delivery) run() {
 		var wait time.Duration
 		for batch == nil {
 			if d.closed {
-				d.mu.Unlock()
+				d.unlock()
 				return
 			}
 			now := time.Now()
@@ -231,7 +246,7 @@ func (d *delivery) run() {
 			if wait > d.s.flushInterval {
 				wait = d.s.flushInterval
 			}
-			d.mu.Unlock()
+			d.unlock()
 			if !timer.Stop() {
 				select {
 				case <-timer.C:
@@ -254,7 +269,7 @@ func (d *delivery) run() {
 		}
 		d.c.InFlight = int64(len(batch))
 		d.c.Requests++
-		d.mu.Unlock()
+		d.unlock()
 
 		status, body, reason := d.exchange(batch)
 		last = time.Now()
@@ -269,7 +284,7 @@ func (d *delivery) run() {
 			}
 		}
 		d.notify()
-		d.mu.Unlock()
+		d.unlock()
 	}
 }
 
@@ -345,7 +360,7 @@ func (d *delivery) settle(batch []*pending, status int, body []byte, reason stri
 		if status != 0 {
 			reason = fmt.Sprintf("HTTP %d", status)
 		}
-		d.report(Diagnostic{Kind: "transport_error", Message: fmt.Sprintf("Sending %d event(s) failed (%s); they will be resent.", len(batch), reason),
+		d.note(Diagnostic{Kind: "transport_error", Message: fmt.Sprintf("Sending %d event(s) failed (%s); they will be resent.", len(batch), reason),
 			Detail: map[string]any{"status": status, "events": len(batch)}})
 		d.requeueFront(batch)
 		return
@@ -359,7 +374,7 @@ func (d *delivery) settle(batch []*pending, status int, body []byte, reason stri
 		if parsed && answer.Error != nil {
 			code = answer.Error.Code
 		}
-		d.report(Diagnostic{Kind: "transport_error", Message: fmt.Sprintf("The server refused the request (HTTP %d %s); its events are dropped.", status, code),
+		d.note(Diagnostic{Kind: "transport_error", Message: fmt.Sprintf("The server refused the request (HTTP %d %s); its events are dropped.", status, code),
 			Detail: map[string]any{"status": status, "code": code}})
 		d.drop(len(batch), "request_refused")
 		return
@@ -383,7 +398,7 @@ func (d *delivery) settle(batch []*pending, status int, body []byte, reason stri
 		}
 		if httpStatus < 500 {
 			d.c.Rejected++
-			d.report(Diagnostic{Kind: "event_rejected", Message: fmt.Sprintf("The server refused an event (%s, HTTP %d); it is not resent.", code, httpStatus),
+			d.note(Diagnostic{Kind: "event_rejected", Message: fmt.Sprintf("The server refused an event (%s, HTTP %d); it is not resent.", code, httpStatus),
 				Detail: map[string]any{"code": code, "httpStatus": httpStatus, "eventId": item.built.id, "name": item.built.name}})
 			continue
 		}
@@ -405,7 +420,7 @@ func (d *delivery) settle(batch []*pending, status int, body []byte, reason stri
 
 func (d *delivery) counters() Counters {
 	d.mu.Lock()
-	defer d.mu.Unlock()
+	defer d.unlock()
 	out := d.c
 	out.DroppedByCause = make(map[string]int64, len(d.c.DroppedByCause))
 	for k, v := range d.c.DroppedByCause {
@@ -422,38 +437,38 @@ func (d *delivery) flush(ctx context.Context) error {
 	defer func() {
 		d.mu.Lock()
 		d.flushing--
-		d.mu.Unlock()
+		d.unlock()
 	}()
 	for len(d.queue) > 0 || len(d.flight) > 0 {
 		if d.closed {
-			d.mu.Unlock()
+			d.unlock()
 			return ErrClosed
 		}
 		changed := d.changed
-		d.mu.Unlock()
+		d.unlock()
 		select {
 		case <-changed:
 		case <-ctx.Done():
 			d.mu.Lock()
 			left := len(d.queue) + len(d.flight)
-			d.mu.Unlock()
+			d.unlock()
 			return fmt.Errorf("jtrace: %d event(s) not delivered: %w", left, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 		d.mu.Lock()
 	}
-	d.mu.Unlock()
+	d.unlock()
 	return nil
 }
 
 func (d *delivery) close(ctx context.Context) error {
 	d.mu.Lock()
 	if d.closed {
-		d.mu.Unlock()
+		d.unlock()
 		return nil
 	}
 	d.stopping = true
-	d.mu.Unlock()
+	d.unlock()
 	err := d.flush(ctx)
 	d.mu.Lock()
 	d.closed = true
@@ -463,7 +478,7 @@ func (d *delivery) close(ctx context.Context) error {
 	d.drop(len(d.queue), "shutdown")
 	d.queue, d.queued, d.c.Queued = nil, 0, 0
 	d.notify()
-	d.mu.Unlock()
+	d.unlock()
 	d.cancel()
 	// The sender ends at once: its request, if any, was just cancelled.
 	select {

@@ -283,3 +283,27 @@ func TestQueueIsBoundedByBytesCountingWhatIsInFlight(t *testing.T) {
 	_ = closeWithin(t, r, 5*time.Second)
 	checkAddsUp(t, r.Counters())
 }
+
+func TestADiagnosticCallbackMayReadCountersAndRecord(t *testing.T) {
+	rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		answer(w, 429, map[string]any{"error": map[string]any{"code": "rate_limited"}})
+	})
+	var r *Recorder
+	var seen atomic.Int32
+	r = New(Config{Endpoint: rc.URL, APIKey: "k", ServiceName: "s", Environment: "e", FlushInterval: 5 * time.Millisecond,
+		OnDiagnostic: func(d Diagnostic) {
+			if seen.Add(1) == 1 {
+				_ = r.Counters()
+				r.StartJourney(Entity{"order", "from-callback"}).Record(Received, "noted", Fields{})
+			}
+		}})
+	recordN(r, 1)
+	if err := closeWithin(t, r, 3*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Counters()
+	checkAddsUp(t, c)
+	if seen.Load() == 0 || c.Recorded != 2 {
+		t.Fatalf("counters %+v", c)
+	}
+}
