@@ -171,14 +171,34 @@ type journeyKey struct{}
 // WithJourney returns a context carrying the journey: the step wrappers, the HTTP transport and
 // anything called with it record on that journey.
 func WithJourney(ctx context.Context, j *Journey) context.Context {
-	return context.WithValue(ctx, journeyKey{}, j)
+	return context.WithValue(ctx, journeyKey{}, []*Journey{j})
 }
 
-// JourneyFrom is the journey ctx carries, or nil.
-func JourneyFrom(ctx context.Context) *Journey {
+// Across returns a context carrying several journeys, for one operation that belongs to all of
+// them (a digest written for three customers): a wrapper runs its function once and each journey
+// gets an event of its own. Propagation carries the first.
+func Across(ctx context.Context, journeys ...*Journey) context.Context {
+	kept := make([]*Journey, 0, len(journeys))
+	for _, j := range journeys {
+		if j != nil {
+			kept = append(kept, j)
+		}
+	}
+	return context.WithValue(ctx, journeyKey{}, kept)
+}
+
+func journeysFrom(ctx context.Context) []*Journey {
 	if ctx == nil {
 		return nil
 	}
-	j, _ := ctx.Value(journeyKey{}).(*Journey)
-	return j
+	js, _ := ctx.Value(journeyKey{}).([]*Journey)
+	return js
+}
+
+// JourneyFrom is the journey ctx carries (the first, after Across), or nil.
+func JourneyFrom(ctx context.Context) *Journey {
+	if js := journeysFrom(ctx); len(js) > 0 {
+		return js[0]
+	}
+	return nil
 }

@@ -198,3 +198,21 @@ func TestAStepIsStampedWithItsStart(t *testing.T) {
 		t.Fatalf("timestamp %v (began %v), duration %v", event["timestamp"], before, event["durationMs"])
 	}
 }
+
+func TestAcrossRunsOnceAndRecordsOnEachJourney(t *testing.T) {
+	rc := newReceiver(t, nil)
+	r, _ := testRecorder(t, rc.URL, Config{})
+	a, b := r.StartJourney(Entity{"customer", "a"}), r.StartJourney(Entity{"customer", "b"})
+	runs := 0
+	out, err := Persist(Across(context.Background(), a, b), "write-digest", 3, func(_ context.Context, n int) (string, error) {
+		runs++
+		return "digest", nil
+	})
+	if out != "digest" || err != nil || runs != 1 || closeWithin(t, r, 5*time.Second) != nil {
+		t.Fatalf("got %v %v after %d runs", out, err, runs)
+	}
+	events := rc.events()
+	if len(events) != 2 || events[0]["journeyId"] != a.ID() || events[1]["journeyId"] != b.ID() || events[0]["id"] == events[1]["id"] {
+		t.Fatalf("events %v", events)
+	}
+}

@@ -91,8 +91,8 @@ func projected(project func(any) any, value any) (out any) {
 // step runs fn and records it on the journey ctx carries. fn's value and error are returned as
 // they are; a panic is recorded and goes on.
 func step[I, O any](ctx context.Context, op Operation, name string, input I, fn func(context.Context, I) (O, error), opts []StepOption) (output O, err error) {
-	j := JourneyFrom(ctx)
-	if j == nil || j.rec == nil {
+	journeys := journeysFrom(ctx)
+	if len(journeys) == 0 || journeys[0] == nil {
 		return fn(ctx, input)
 	}
 	started := time.Now()
@@ -102,13 +102,17 @@ func step[I, O any](ctx context.Context, op Operation, name string, input I, fn 
 			return
 		}
 		if value := recover(); value != nil {
-			recordStep(j, op, name, input, nil, PanicError{value}, started, opts, false)
+			for _, j := range journeys {
+				recordStep(j, op, name, input, nil, PanicError{value}, started, opts, false)
+			}
 			panic(value)
 		}
 	}()
 	output, err = fn(ctx, input)
 	finished = true
-	recordStep(j, op, name, input, output, err, started, opts, true)
+	for _, j := range journeys {
+		recordStep(j, op, name, input, output, err, started, opts, true)
+	}
 	return output, err
 }
 
