@@ -6,52 +6,52 @@
 package jtrace
 
 const (
-	protocolVersion = "0.1"
-	maxBatchEvents = 100
-	maxDepth = 32
-	maxWidth = 1000
-	maxStringUnits = 65536
-	defaultMaxEventBytes = 262144
-	minMaxEventBytes = 1024
-	maxMaxEventBytes = 1048576
-	maxDurationMs = 2147483647
-	aliasTypeMax = 128
-	aliasValueMax = 512
+	protocolVersion       = "0.1"
+	maxBatchEvents        = 100
+	maxDepth              = 32
+	maxWidth              = 1000
+	maxStringUnits        = 65536
+	defaultMaxEventBytes  = 262144
+	minMaxEventBytes      = 1024
+	maxMaxEventBytes      = 1048576
+	maxDurationMs         = 2147483647
+	aliasTypeMax          = 128
+	aliasValueMax         = 512
 	maxDisplayableAliases = 1000
-	metadataKeyMax = 128
-	redacted = "[REDACTED]"
-	minSchemeCredential = 8
-	maxNameLength = 128
-	peerEnvelopeKey = "_wayscribe"
-	peerEnvelopeDataKey = "data"
-	peerJourneyPrefix = "jrn_"
-	headerTokenPattern = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+\\z"
-	rawHeaderNamePattern = "^:?[!#$%&'*+.^_`|~0-9A-Za-z-]+\\z"
-	peerValuePattern = "^[A-Za-z0-9_.:@=+-]{1,256}\\z"
+	metadataKeyMax        = 128
+	redacted              = "[REDACTED]"
+	minSchemeCredential   = 8
+	maxNameLength         = 128
+	peerEnvelopeKey       = "_wayscribe"
+	peerEnvelopeDataKey   = "data"
+	peerJourneyPrefix     = "jrn_"
+	headerTokenPattern    = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+\\z"
+	rawHeaderNamePattern  = "^:?[!#$%&'*+.^_`|~0-9A-Za-z-]+\\z"
+	peerValuePattern      = "^[A-Za-z0-9_.:@=+-]{1,256}\\z"
 )
 
 var (
-	eventFieldMax = map[string]int{"id": 128, "journeyId": 128, "environment": 64, "service": 128, "name": 256, "journeyLabel": 200, "parentEventId": 128, "traceId": 128, "spanId": 128, "messageId": 256, "correlationId": 256}
-	entityFieldMax = map[string]int{"type": 128, "id": 512}
-	errorFieldMax = map[string]int{"type": 256, "message": 4096, "code": 256, "stack": 16384}
-	runtimeFieldMax = map[string]int{"language": 64, "version": 64, "hostname": 256}
-	sdkFieldMax = map[string]int{"name": 128, "version": 64, "commit": 128}
-	deploymentFieldMax = map[string]int{"gitCommit": 128, "version": 128, "image": 512}
-	builtInSecretNames = []string{"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "password", "access_token", "refresh_token", "client_secret", "api_key", "secret", "stripe-signature", "x-hub-signature", "x-hub-signature-256", "x-slack-signature", "x-hubspot-signature", "x-hubspot-signature-v3", "x-twilio-signature", "x-shopify-hmac-sha256", "card_number", "credit_card_number", "cc_number"}
-	knownHeaderNames = []string{":authority", ":method", ":path", ":protocol", ":scheme", ":status", "accept", "accept-encoding", "accept-language", "authorization", "cache-control", "connection", "content-length", "content-type", "cookie", "date", "etag", "host", "if-none-match", "location", "origin", "proxy-authorization", "referer", "set-cookie", "transfer-encoding", "user-agent", "vary", "www-authenticate", "x-api-key", "x-forwarded-for", "x-request-id"}
-	privateKeyBlockPattern = []patternPart{{behind: "", body: "-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\\s\\S]*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\\z)", ahead: ""}}
-	jwtPattern = []patternPart{{behind: "[A-Za-z0-9_-]", body: "eyJ[A-Za-z0-9_-]*\\.eyJ[A-Za-z0-9_-]*\\.[A-Za-z0-9_-]*", ahead: ""}}
-	providerKeysPattern = []patternPart{{behind: "[A-Za-z0-9_-]", body: "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "whsec_[A-Za-z0-9+/=]{16,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "xox[a-z]-[A-Za-z0-9-]{10,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "xapp-[A-Za-z0-9-]{10,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "gh[pousr]_[A-Za-z0-9]{20,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "github_pat_[A-Za-z0-9_]{20,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "glpat-[A-Za-z0-9_-]{20,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "(?:AKIA|ASIA)[A-Z0-9]{16}", ahead: "[A-Za-z0-9]"}, {behind: "[A-Za-z0-9_-]", body: "AIza[A-Za-z0-9_-]{35}", ahead: "[A-Za-z0-9]"}, {behind: "[A-Za-z0-9_-]", body: "sk-[A-Za-z0-9_-]{32,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "npm_[A-Za-z0-9]{30,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{16,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "hf_[A-Za-z0-9]{30,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "jtk_[A-Za-z0-9_-]{32}", ahead: "[A-Za-z0-9_-]"}}
-	slackWebhookPattern = []patternPart{{behind: "", body: "(hooks\\.slack\\.com\\/(?:services|workflows|triggers)\\/(?:[A-Za-z0-9_-]+\\/)+)[A-Za-z0-9_-]+", ahead: "[A-Za-z0-9_/-]"}}
-	discordWebhookPattern = []patternPart{{behind: "", body: "((?:discord|discordapp)\\.com\\/api\\/(?:v[0-9]{1,2}\\/)?webhooks\\/[0-9]+\\/)[A-Za-z0-9_-]+", ahead: ""}}
-	digestParamsPattern = []patternPart{{behind: "[A-Za-z0-9_-]", body: "(?i)(digest[ \\t]+)[A-Za-z][A-Za-z0-9_-]*[ \\t]*=[^\\r\\n]*", ahead: ""}}
+	eventFieldMax           = map[string]int{"id": 128, "journeyId": 128, "environment": 64, "service": 128, "name": 256, "journeyLabel": 200, "parentEventId": 128, "traceId": 128, "spanId": 128, "messageId": 256, "correlationId": 256}
+	entityFieldMax          = map[string]int{"type": 128, "id": 512}
+	errorFieldMax           = map[string]int{"type": 256, "message": 4096, "code": 256, "stack": 16384}
+	runtimeFieldMax         = map[string]int{"language": 64, "version": 64, "hostname": 256}
+	sdkFieldMax             = map[string]int{"name": 128, "version": 64, "commit": 128}
+	deploymentFieldMax      = map[string]int{"gitCommit": 128, "version": 128, "image": 512}
+	builtInSecretNames      = []string{"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "password", "access_token", "refresh_token", "client_secret", "api_key", "secret", "stripe-signature", "x-hub-signature", "x-hub-signature-256", "x-slack-signature", "x-hubspot-signature", "x-hubspot-signature-v3", "x-twilio-signature", "x-shopify-hmac-sha256", "card_number", "credit_card_number", "cc_number"}
+	knownHeaderNames        = []string{":authority", ":method", ":path", ":protocol", ":scheme", ":status", "accept", "accept-encoding", "accept-language", "authorization", "cache-control", "connection", "content-length", "content-type", "cookie", "date", "etag", "host", "if-none-match", "location", "origin", "proxy-authorization", "referer", "set-cookie", "transfer-encoding", "user-agent", "vary", "www-authenticate", "x-api-key", "x-forwarded-for", "x-request-id"}
+	privateKeyBlockPattern  = []patternPart{{behind: "", body: "-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\\s\\S]*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\\z)", ahead: ""}}
+	jwtPattern              = []patternPart{{behind: "[A-Za-z0-9_-]", body: "eyJ[A-Za-z0-9_-]*\\.eyJ[A-Za-z0-9_-]*\\.[A-Za-z0-9_-]*", ahead: ""}}
+	providerKeysPattern     = []patternPart{{behind: "[A-Za-z0-9_-]", body: "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "whsec_[A-Za-z0-9+/=]{16,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "xox[a-z]-[A-Za-z0-9-]{10,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "xapp-[A-Za-z0-9-]{10,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "gh[pousr]_[A-Za-z0-9]{20,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "github_pat_[A-Za-z0-9_]{20,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "glpat-[A-Za-z0-9_-]{20,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "(?:AKIA|ASIA)[A-Z0-9]{16}", ahead: "[A-Za-z0-9]"}, {behind: "[A-Za-z0-9_-]", body: "AIza[A-Za-z0-9_-]{35}", ahead: "[A-Za-z0-9]"}, {behind: "[A-Za-z0-9_-]", body: "sk-[A-Za-z0-9_-]{32,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "npm_[A-Za-z0-9]{30,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{16,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "hf_[A-Za-z0-9]{30,}", ahead: ""}, {behind: "[A-Za-z0-9_-]", body: "jtk_[A-Za-z0-9_-]{32}", ahead: "[A-Za-z0-9_-]"}}
+	slackWebhookPattern     = []patternPart{{behind: "", body: "(hooks\\.slack\\.com\\/(?:services|workflows|triggers)\\/(?:[A-Za-z0-9_-]+\\/)+)[A-Za-z0-9_-]+", ahead: "[A-Za-z0-9_/-]"}}
+	discordWebhookPattern   = []patternPart{{behind: "", body: "((?:discord|discordapp)\\.com\\/api\\/(?:v[0-9]{1,2}\\/)?webhooks\\/[0-9]+\\/)[A-Za-z0-9_-]+", ahead: ""}}
+	digestParamsPattern     = []patternPart{{behind: "[A-Za-z0-9_-]", body: "(?i)(digest[ \\t]+)[A-Za-z][A-Za-z0-9_-]*[ \\t]*=[^\\r\\n]*", ahead: ""}}
 	schemeCredentialPattern = []patternPart{{behind: "[A-Za-z0-9_-]", body: "(?i)((?:bearer|basic|digest)[ \\t]+)([A-Za-z0-9._~+/-]+=*)", ahead: ""}}
-	authorityEnd = setOf("\t", "\n", "\r", " ", "\"", "#", "'", "/", "<", ">", "?", "\\", "`")
-	secretLastWords = setOf("credential", "credentials", "passphrase", "passwd", "password", "pwd", "secret", "token")
-	keyQualifiers = setOf("access", "account", "api", "auth", "client", "encryption", "master", "private", "secret", "session", "shared", "signing")
-	publicTokenQualifiers = setOf("continuation", "csrf", "cursor", "next", "page", "pagination", "paging", "prev", "previous", "resume", "resumption", "xsrf")
-	valueEnd = setOf("\t", "\n", "\r", " ", "\"", "&", "'", ")", ",", ";", "<", ">", "]", "}")
-	peerHeaders = map[string]string{"journeyId": "x-wayscribe-journey-id", "entityType": "x-wayscribe-entity-type", "entityId": "x-wayscribe-entity-id"}
-	peerAttributes = map[string]string{"journeyId": "wayscribeJourneyId", "entityType": "wayscribeEntityType", "entityId": "wayscribeEntityId"}
-	peerEnvelopeFields = map[string]string{"journeyId": "journeyId", "entityType": "entityType", "entityId": "entityId"}
+	authorityEnd            = setOf("\t", "\n", "\r", " ", "\"", "#", "'", "/", "<", ">", "?", "\\", "`")
+	secretLastWords         = setOf("credential", "credentials", "passphrase", "passwd", "password", "pwd", "secret", "token")
+	keyQualifiers           = setOf("access", "account", "api", "auth", "client", "encryption", "master", "private", "secret", "session", "shared", "signing")
+	publicTokenQualifiers   = setOf("continuation", "csrf", "cursor", "next", "page", "pagination", "paging", "prev", "previous", "resume", "resumption", "xsrf")
+	valueEnd                = setOf("\t", "\n", "\r", " ", "\"", "&", "'", ")", ",", ";", "<", ">", "]", "}")
+	peerHeaders             = map[string]string{"journeyId": "x-wayscribe-journey-id", "entityType": "x-wayscribe-entity-type", "entityId": "x-wayscribe-entity-id"}
+	peerAttributes          = map[string]string{"journeyId": "wayscribeJourneyId", "entityType": "wayscribeEntityType", "entityId": "wayscribeEntityId"}
+	peerEnvelopeFields      = map[string]string{"journeyId": "journeyId", "entityType": "entityType", "entityId": "entityId"}
 )
