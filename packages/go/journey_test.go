@@ -3,6 +3,7 @@ package jtrace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"sync"
 	"testing"
@@ -147,7 +148,9 @@ func TestConcurrentRecordingCountsEveryEvent(t *testing.T) {
 			defer wg.Done()
 			ctx := WithJourney(context.Background(), j)
 			for i := 0; i < 100; i++ {
-				_, _ = Transform(ctx, "step", map[string]any{"g": g, "i": i, "password": "x"}, func(_ context.Context, m map[string]any) (int, error) { return i, nil })
+				// Keys never seen before keep the shared key caches writing while other goroutines read.
+				input := map[string]any{"g": g, "i": i, "password": "x", fmt.Sprintf("key-%d-%d", g, i): i}
+				_, _ = Transform(ctx, "step", input, func(_ context.Context, m map[string]any) (int, error) { return i, nil })
 				if i%10 == 0 {
 					checkAddsUp(t, r.Counters())
 					_ = j.Context()

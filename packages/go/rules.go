@@ -3,6 +3,8 @@ package jtrace
 import (
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // The server's redaction (event protocol 5.3-5.7), ported step by step from redact.ts,
@@ -122,16 +124,18 @@ type keyVerdict struct {
 	secret bool
 }
 
-// redactor is one compiled rule set. Its verdict cache is guarded by the recorder's capture lock.
+// redactor is one compiled rule set, shared by every goroutine that records: its verdict cache
+// is a sync.Map (a plain map written from two recording goroutines is a fatal error in Go).
 type redactor struct {
-	anyDepth  map[string]bool
-	root      []cursor
-	malformed []string
-	verdicts  map[string]keyVerdict
+	anyDepth     map[string]bool
+	root         []cursor
+	malformed    []string
+	verdicts     sync.Map
+	verdictCount atomic.Int64
 }
 
 func newRedactor(rules []string) *redactor {
-	r := &redactor{anyDepth: map[string]bool{}, verdicts: map[string]keyVerdict{}}
+	r := &redactor{anyDepth: map[string]bool{}}
 	for _, rule := range rules {
 		steps, any, ok := parseRule(rule)
 		switch {
@@ -152,14 +156,15 @@ func (r *redactor) isSecretName(name string) bool {
 }
 
 func (r *redactor) verdict(key string) keyVerdict {
-	v, ok := r.verdicts[key]
-	if !ok {
-		folded := foldName(key)
-		v = keyVerdict{folded: folded, secret: foldedBuiltIns[folded] || r.anyDepth[folded]}
-		if len(r.verdicts) >= 10000 {
-			r.verdicts = map[string]keyVerdict{}
-		}
-		r.verdicts[key] = v
+	if v, ok := r.verdicts.Load(key); ok {
+		return v.(keyVerdict)
+	}
+	folded := foldName(key)
+	v := keyVerdict{folded: folded, secret: foldedBuiltIns[folded] || r.anyDepth[folded]}
+	// Payloads repeat the same keys call after call; a stream of distinct keys stops being cached.
+	if r.verdictCount.Load() < 10000 {
+		r.verdictCount.Add(1)
+		r.verdicts.Store(key, v)
 	}
 	return v
 }
