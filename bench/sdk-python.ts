@@ -24,11 +24,12 @@ interface PythonRound {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
-export function benchPythonSdk(nodeCaptureMedianUs: number): void {
+/** Returns the Python capture cost's median (µs), or null when no Python was found. */
+export function benchPythonSdk(nodeCaptureMedianUs: number): number | null {
   const python = findPython();
   if (python === null) {
     console.log('Python SDK: no python3 (3.9 or later) found; its section of docs/benchmarks.md is left as it is.');
-    return;
+    return null;
   }
   const load = os.loadavg()[0] ?? 0;
   console.log(`Python SDK capture: ${PROCESSES} interpreters, each timing wrapped calls (1 KB in, 1 KB out) against the bare call ...`);
@@ -64,4 +65,5 @@ export function benchPythonSdk(nodeCaptureMedianUs: number): void {
 `;
   replaceDocsSection(DOCS, '## Python SDK', section);
   console.log('Wrote the Python SDK section of docs/benchmarks.md');
+  return median(costs);
 }

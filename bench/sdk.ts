@@ -26,6 +26,7 @@ import { createMetrics } from '../src/metrics/metrics.ts';
 import { createProject } from '../src/projects/projects-sql.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { replaceDocsSection } from './docs-section.ts';
+import { benchGoSdk } from './sdk-go.ts';
 import { benchPythonSdk } from './sdk-python.ts';
 import type { CaptureRound } from './sdk-capture.ts';
 
@@ -139,7 +140,8 @@ ${captureMedian > TARGET_CAPTURE_US ? `- This run misses the capture target. It 
 ` : ''}`;
   replaceDocsSection(DOCS, '## Node SDK', section);
   console.log('Wrote the Node SDK section of docs/benchmarks.md');
-  benchPythonSdk(captureMedian);
+  const pythonMedian = benchPythonSdk(captureMedian);
+  benchGoSdk(captureMedian, pythonMedian);
 }
 
 await main();

@@ -1,0 +1,3 @@
+module github.com/jtrace/jtrace-go
+
+go 1.19
