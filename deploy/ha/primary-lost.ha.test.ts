@@ -95,3 +95,24 @@ describe('the primary lost under load', () => {
     expect(recoveredMs).toBeLessThan(30_000);
   });
 });
+
+describe('a rolling restart of the jtrace instances under load', () => {
+  it('stops each api,ingest instance with SIGTERM and starts it again, one at a time: nothing acknowledged is lost', async () => {
+    const load = startLoad(topology.jtraceUrl, apiKey, { batch: 8, single: 8 });
+    await sleep(2_000);
+    const startedAt = Date.now();
+    for (const instance of topology.instances.filter((i) => i.roles !== 'worker')) {
+      const child = instance.process!;
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      // A clean stop: in-flight requests finish, the process exits 0 within its drain time.
+      expect(await exited).toBe(0);
+      await topology.startInstance(instance);
+      await sleep(2_000);
+    }
+    const restartMs = Date.now() - startedAt;
+    await load.stop();
+    report('rolling restart', load, { restartMs });
+    await expectGuarantees(load);
+  });
+});
