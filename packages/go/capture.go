@@ -34,21 +34,30 @@ type walk struct {
 	flagged    bool
 	valuesLeft int
 	charsLeft  int
+	// tooDeep: a container sat below the depth the server accepts (9.1), so the payload cannot be
+	// sent whole. unreadable: a value could not be read, so the payload is [UNCAPTURABLE].
+	tooDeep, unreadable bool
 }
 
 // capture copies a host value into a JSON tree the server accepts (protocol 9.1), within a
-// budget of values and characters: past it the copy is [PAYLOAD_TOO_LARGE], which it would
-// become at fitting anyway. The host's value is only read. flagged: flagKey held for some key.
+// budget of values and characters: past it, or deeper than the envelope leaves room for, the copy
+// is [PAYLOAD_TOO_LARGE], which it would become at fitting or be refused for anyway
+// (sdk/too-deep-payload). A value that cannot be read (a MarshalJSON that fails or panics) makes
+// the whole copy [UNCAPTURABLE] (sdk/uncapturable-payload), as the Node SDK does for a throwing
+// getter. The host's value is only read. flagged: flagKey held for some key.
 func capture(value any, maxValues int, flagKey func(string) bool) (result any, flagged bool) {
 	w := &walk{flagKey: flagKey, valuesLeft: maxValues, charsLeft: maxValues * 2}
 	defer func() {
 		// A host type whose reading panics (a MarshalJSON, a String) costs the payload, never the host.
 		if recover() != nil {
-			result, flagged = markerUnreadable, w.flagged
+			result, flagged = markerUncapturable, w.flagged
 		}
 	}()
 	captured := w.value(reflect.ValueOf(value), value, 2)
-	if w.valuesLeft < 0 {
+	if w.unreadable {
+		return markerUncapturable, w.flagged
+	}
+	if w.valuesLeft < 0 || w.tooDeep {
 		return markerTooLarge, w.flagged
 	}
 	return captured, w.flagged
@@ -123,12 +132,25 @@ func (w *walk) value(v reflect.Value, raw any, level int) (out any) {
 	case []byte:
 		return fmt.Sprintf("[[]byte: %d bytes]", len(x))
 	case Object:
-		return w.container(v, level, func(emit func(string, reflect.Value, any) bool) {
-			for _, f := range x {
-				if !emit(f.Key, reflect.ValueOf(f.Value), f.Value) {
-					return
+		if x == nil {
+			return nil
+		}
+		if len(x) == 0 {
+			return w.container(v, level, func(func(string, reflect.Value, any) bool) {})
+		}
+		// An Object is a slice: the same one met inside itself shares its first field's address.
+		p := reflect.ValueOf(&x[0]).Pointer()
+		if w.seen(p) {
+			return markerCircular
+		}
+		return w.withAncestor(p, func() any {
+			return w.container(v, level, func(emit func(string, reflect.Value, any) bool) {
+				for _, f := range x {
+					if !emit(f.Key, reflect.ValueOf(f.Value), f.Value) {
+						return
+					}
 				}
-			}
+			})
 		})
 	case map[string]any:
 		if x == nil {
@@ -266,6 +288,21 @@ func (w *walk) value(v reflect.Value, raw any, level int) (out any) {
 	return w.text(fmt.Sprint(raw))
 }
 
+// unreadableValue notes a value that cannot be read and stops the walk: the payload is replaced
+// whatever else it holds.
+func (w *walk) unreadableValue() any {
+	w.unreadable = true
+	w.valuesLeft = -1
+	return missing
+}
+
+// tooDeepValue notes a container below the accepted depth and stops the walk.
+func (w *walk) tooDeepValue() any {
+	w.tooDeep = true
+	w.valuesLeft = -1
+	return missing
+}
+
 func (w *walk) seen(p uintptr) bool {
 	for _, a := range w.ancestors {
 		if a == p {
@@ -285,11 +322,11 @@ func (w *walk) withAncestor(p uintptr, f func() any) any {
 func (w *walk) marshaled(v reflect.Value, level int) any {
 	data, err := v.Interface().(json.Marshaler).MarshalJSON()
 	if err != nil {
-		return markerUnreadable
+		return w.unreadableValue()
 	}
 	decoded, err := decodeOrdered(data)
 	if err != nil {
-		return markerUnreadable
+		return w.unreadableValue()
 	}
 	w.valuesLeft++
 	return w.value(reflect.ValueOf(decoded), decoded, level)
@@ -349,7 +386,7 @@ func sortedKeys(m map[string]any) []string {
 
 func (w *walk) container(v reflect.Value, level int, members func(emit func(string, reflect.Value, any) bool)) any {
 	if level >= maxDepth {
-		return markerTooDeep
+		return w.tooDeepValue()
 	}
 	out := newObject(4)
 	members(func(key string, item reflect.Value, raw any) bool {
@@ -372,7 +409,7 @@ func (w *walk) container(v reflect.Value, level int, members func(emit func(stri
 
 func (w *walk) list(v reflect.Value, level, n int, at func(int) (reflect.Value, any)) any {
 	if level >= maxDepth {
-		return markerTooDeep
+		return w.tooDeepValue()
 	}
 	if n > maxWidth {
 		n = maxWidth
