@@ -11,17 +11,17 @@ import (
 // a Go string can hold what JavaScript calls an unpaired surrogate) become U+FFFD.
 
 const (
-	markerCircular   = "[CIRCULAR]"
+	markerCircular     = "[CIRCULAR]"
 	markerUncapturable = "[UNCAPTURABLE]"
-	markerTooLarge   = "[PAYLOAD_TOO_LARGE]"
-	markerKeyTooLong = "[KEY_TOO_LONG]"
-	markerTruncated  = "[TRUNCATED]"
-	ellipsis         = "\u2026"
-	truncatedHead    = "[TRUNCATED: "
-	truncatedTail    = " characters removed]"
-	replacementRune  = "\uFFFD"
-	maxSafeInteger   = 1<<53 - 1
-	minSafeInteger   = -(1<<53 - 1)
+	markerTooLarge     = "[PAYLOAD_TOO_LARGE]"
+	markerKeyTooLong   = "[KEY_TOO_LONG]"
+	markerTruncated    = "[TRUNCATED]"
+	ellipsis           = "\u2026"
+	truncatedHead      = "[TRUNCATED: "
+	truncatedTail      = " characters removed]"
+	replacementRune    = "\uFFFD"
+	maxSafeInteger     = 1<<53 - 1
+	minSafeInteger     = -(1<<53 - 1)
 )
 
 // storable removes U+0000 (unless nulAllowed) and makes text that is not UTF-8 valid, which the
