@@ -80,6 +80,13 @@ func runCase(t *testing.T, id, path string) {
 	if doc["id"] != id {
 		t.Fatalf("file %s holds %v", path, doc["id"])
 	}
+	// Only the environment can be set up for a dry run: ingested events mean nothing to it.
+	setup, _ := doc["setup"].(map[string]any)
+	for part := range setup {
+		if part != "environment" {
+			t.Fatalf("setup %s cannot be honoured by this runner", part)
+		}
+	}
 	applies := false
 	for _, language := range doc["languages"].([]any) {
 		applies = applies || language == "*" || language == "go"
@@ -181,9 +188,18 @@ func runCase(t *testing.T, id, path string) {
 		}
 		return // the dry run needs the server; npm test provides it
 	}
+	key := conformanceKey
+	if _, ok := setup["environment"]; ok {
+		// The case's environment (redaction rules, capture mode) decides what the server stores.
+		caseKeys := map[string]string{}
+		_ = json.Unmarshal([]byte(caseKeysJSON), &caseKeys)
+		if key, ok = caseKeys[id]; !ok {
+			t.Fatal("the environment this case sets up was not provided (JTRACE_TEST_CASE_KEYS)")
+		}
+	}
 	var results []map[string]any
 	for _, batch := range rc.batches {
-		results = append(results, dryRun(t, batch)...)
+		results = append(results, dryRun(t, key, batch)...)
 	}
 	wanted, _ := expected["results"].([]any)
 	if len(results) != len(wanted) {
