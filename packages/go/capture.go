@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Object is a JSON object that keeps its keys in the order given. Go maps have no order (they
@@ -72,6 +73,11 @@ var (
 
 func (w *walk) text(s string) any {
 	if len(s)*2 > maxStringUnits {
+		// Cut as JavaScript cuts the same text: a lone surrogate is one unit there (three bytes
+		// here), and U+0000 is removed only after cutting.
+		if !utf8.ValidString(s) {
+			s = wellFormed(s)
+		}
 		s = truncateString(s, maxStringUnits)
 	}
 	s = storable(s, false)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -157,6 +158,35 @@ func TestFieldsLeftEmptyByNULFallBackOrAreLeftOff(t *testing.T) {
 	for _, field := range []string{"journeyLabel", "metadata"} {
 		if _, ok := e[field]; ok {
 			t.Errorf("%s should be left off: %v", field, e[field])
+		}
+	}
+}
+
+func TestALongStringOfLoneSurrogatesIsCutAsJavaScriptCutsIt(t *testing.T) {
+	// 70,000 lone surrogates are 70,000 UTF-16 units: 65,500 kept, the marker says 4,500 removed.
+	got := captured(t, strings.Repeat("\xed\xa0\x80", 70000))
+	if want := strings.Repeat("\uFFFD", 65500) + "[TRUNCATED: 4500 characters removed]"; got != want {
+		t.Fatalf("got %d bytes ending %q", len(got.(string)), got.(string)[len(got.(string))-40:])
+	}
+}
+
+func TestGoCyclesAreCircularWhereTheyClose(t *testing.T) {
+	m := map[string]any{"id": "ord_1"}
+	m["self"] = m
+	list := []any{"first", nil}
+	list[1] = list
+	node := &link{ID: "a"}
+	node.Next = &link{ID: "b", Next: node}
+	for _, c := range []struct {
+		value any
+		want  any
+	}{
+		{m, map[string]any{"id": "ord_1", "self": "[CIRCULAR]"}},
+		{list, []any{"first", "[CIRCULAR]"}},
+		{node, map[string]any{"id": "a", "next": map[string]any{"id": "b", "next": "[CIRCULAR]"}}},
+	} {
+		if got := captured(t, c.value); !reflect.DeepEqual(got, c.want) {
+			t.Fatalf("got %v, want %v", got, c.want)
 		}
 	}
 }
