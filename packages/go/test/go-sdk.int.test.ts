@@ -41,7 +41,7 @@ describe.skipIf(go === null)('Go SDK (go test against the real server)', () => {
     const result = await runGo(go as string, ['test', ...race, '-count=1', '-v', ...(process.env.JTRACE_GO_RUN ? ['-run', process.env.JTRACE_GO_RUN] : []), './...'], env);
     expect(result.code, result.output).toBe(0);
     // Every test runs here; a conformance case may skip only when it is not a Go case (marked for
-    // another language, or a host tag Go has no form for), and says so.
+    // another language), and says so.
     const lines = result.output.split('\n');
     const skips = lines.filter((line) => line.includes('--- SKIP') && !line.includes('TestConformance/'));
     expect(skips, result.output).toEqual([]);
