@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Object is a JSON object that keeps its keys in the order given. Go maps have no order (they
@@ -34,21 +34,30 @@ type walk struct {
 	flagged    bool
 	valuesLeft int
 	charsLeft  int
+	// tooDeep: a container sat below the depth the server accepts (9.1), so the payload cannot be
+	// sent whole. unreadable: a value could not be read, so the payload is [UNCAPTURABLE].
+	tooDeep, unreadable bool
 }
 
 // capture copies a host value into a JSON tree the server accepts (protocol 9.1), within a
-// budget of values and characters: past it the copy is [PAYLOAD_TOO_LARGE], which it would
-// become at fitting anyway. The host's value is only read. flagged: flagKey held for some key.
+// budget of values and characters: past it, or deeper than the envelope leaves room for, the copy
+// is [PAYLOAD_TOO_LARGE], which it would become at fitting or be refused for anyway
+// (sdk/too-deep-payload). A value that cannot be read (a MarshalJSON that fails or panics) makes
+// the whole copy [UNCAPTURABLE] (sdk/uncapturable-payload), as the Node SDK does for a throwing
+// getter. The host's value is only read. flagged: flagKey held for some key.
 func capture(value any, maxValues int, flagKey func(string) bool) (result any, flagged bool) {
 	w := &walk{flagKey: flagKey, valuesLeft: maxValues, charsLeft: maxValues * 2}
 	defer func() {
 		// A host type whose reading panics (a MarshalJSON, a String) costs the payload, never the host.
 		if recover() != nil {
-			result, flagged = markerUnreadable, w.flagged
+			result, flagged = markerUncapturable, w.flagged
 		}
 	}()
 	captured := w.value(reflect.ValueOf(value), value, 2)
-	if w.valuesLeft < 0 {
+	if w.unreadable {
+		return markerUncapturable, w.flagged
+	}
+	if w.valuesLeft < 0 || w.tooDeep {
 		return markerTooLarge, w.flagged
 	}
 	return captured, w.flagged
@@ -63,6 +72,11 @@ var (
 
 func (w *walk) text(s string) any {
 	if len(s)*2 > maxStringUnits {
+		// Cut as JavaScript cuts the same text: a lone surrogate is one unit there (three bytes
+		// here), and U+0000 is removed only after cutting.
+		if !utf8.ValidString(s) {
+			s = wellFormed(s)
+		}
 		s = truncateString(s, maxStringUnits)
 	}
 	s = storable(s, false)
@@ -123,12 +137,25 @@ func (w *walk) value(v reflect.Value, raw any, level int) (out any) {
 	case []byte:
 		return fmt.Sprintf("[[]byte: %d bytes]", len(x))
 	case Object:
-		return w.container(v, level, func(emit func(string, reflect.Value, any) bool) {
-			for _, f := range x {
-				if !emit(f.Key, reflect.ValueOf(f.Value), f.Value) {
-					return
+		if x == nil {
+			return nil
+		}
+		if len(x) == 0 {
+			return w.container(v, level, func(func(string, reflect.Value, any) bool) {})
+		}
+		// An Object is a slice: the same one met inside itself shares its first field's address.
+		p := reflect.ValueOf(&x[0]).Pointer()
+		if w.seen(p) {
+			return markerCircular
+		}
+		return w.withAncestor(p, func() any {
+			return w.container(v, level, func(emit func(string, reflect.Value, any) bool) {
+				for _, f := range x {
+					if !emit(f.Key, reflect.ValueOf(f.Value), f.Value) {
+						return
+					}
 				}
-			}
+			})
 		})
 	case map[string]any:
 		if x == nil {
@@ -266,6 +293,21 @@ func (w *walk) value(v reflect.Value, raw any, level int) (out any) {
 	return w.text(fmt.Sprint(raw))
 }
 
+// unreadableValue notes a value that cannot be read and stops the walk: the payload is replaced
+// whatever else it holds.
+func (w *walk) unreadableValue() any {
+	w.unreadable = true
+	w.valuesLeft = -1
+	return missing
+}
+
+// tooDeepValue notes a container below the accepted depth and stops the walk.
+func (w *walk) tooDeepValue() any {
+	w.tooDeep = true
+	w.valuesLeft = -1
+	return missing
+}
+
 func (w *walk) seen(p uintptr) bool {
 	for _, a := range w.ancestors {
 		if a == p {
@@ -281,75 +323,9 @@ func (w *walk) withAncestor(p uintptr, f func() any) any {
 	return f()
 }
 
-// marshaled reads a type through its own MarshalJSON, keeping the order of the keys it writes.
-func (w *walk) marshaled(v reflect.Value, level int) any {
-	data, err := v.Interface().(json.Marshaler).MarshalJSON()
-	if err != nil {
-		return markerUnreadable
-	}
-	decoded, err := decodeOrdered(data)
-	if err != nil {
-		return markerUnreadable
-	}
-	w.valuesLeft++
-	return w.value(reflect.ValueOf(decoded), decoded, level)
-}
-
-// structFields emits the exported fields as encoding/json names them (tags, "-", embedding).
-func (w *walk) structFields(v reflect.Value, emit func(string, reflect.Value, any) bool) bool {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() && !f.Anonymous {
-			continue
-		}
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, options, _ := strings.Cut(tag, ",")
-		field := v.Field(i)
-		if f.Anonymous && name == "" && field.Kind() == reflect.Struct {
-			if !w.structFields(field, emit) {
-				return false
-			}
-			continue
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if strings.Contains(options, "omitempty") && field.IsZero() {
-			continue
-		}
-		if !emit(name, field, field.Interface()) {
-			return false
-		}
-	}
-	return true
-}
-
-func keyText(k reflect.Value) string {
-	if k.Kind() == reflect.String {
-		return k.String()
-	}
-	return fmt.Sprint(k.Interface())
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func (w *walk) container(v reflect.Value, level int, members func(emit func(string, reflect.Value, any) bool)) any {
 	if level >= maxDepth {
-		return markerTooDeep
+		return w.tooDeepValue()
 	}
 	out := newObject(4)
 	members(func(key string, item reflect.Value, raw any) bool {
@@ -372,7 +348,7 @@ func (w *walk) container(v reflect.Value, level int, members func(emit func(stri
 
 func (w *walk) list(v reflect.Value, level, n int, at func(int) (reflect.Value, any)) any {
 	if level >= maxDepth {
-		return markerTooDeep
+		return w.tooDeepValue()
 	}
 	if n > maxWidth {
 		n = maxWidth
@@ -387,21 +363,4 @@ func (w *walk) list(v reflect.Value, level, n int, at func(int) (reflect.Value, 
 		items = append(items, captured)
 	}
 	return items
-}
-
-// errorName is the name an error is reported under: its ErrorName() when it has one, else its
-// type's name without package or pointer.
-func errorName(err error) string {
-	if named, ok := err.(interface{ ErrorName() string }); ok {
-		return named.ErrorName()
-	}
-	name := fmt.Sprintf("%T", err)
-	name = strings.TrimLeft(name, "*")
-	if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
-		name = name[dot+1:]
-	}
-	if name == "" {
-		return "Error"
-	}
-	return name
 }

@@ -163,7 +163,12 @@ func (b *builder) describeError(err any) *object {
 	}
 	out := newObject(4)
 	if hasKind {
-		out.set("type", fitField(b.redactor.headerBlock(kind), errorFieldMax["type"]))
+		// A type left empty once storable (only U+0000) is one the server refuses.
+		kind = fitField(b.redactor.headerBlock(kind), errorFieldMax["type"])
+		if kind == "" {
+			kind = "Error"
+		}
+		out.set("type", kind)
 	}
 	out.set("message", fitErrorMessage(maskCredentialText(b.redactor.headerBlock(message))))
 	if hasCode {
@@ -178,7 +183,7 @@ func (b *builder) describeError(err any) *object {
 func safeText(f func() string) (text string) {
 	defer func() {
 		if recover() != nil {
-			text = markerUnreadable
+			text = markerUncapturable
 		}
 	}()
 	return f()
@@ -205,15 +210,18 @@ func fitAliases(aliases map[string]string, displayable []string) (*object, []str
 			if runeLen(kind) > aliasTypeMax || runeLen(value) > aliasValueMax {
 				continue
 			}
-			fitted.set(storable(kind, false), storable(value, true))
+			// A type of only U+0000 is empty once storable, which the server refuses: left off.
+			if stored := storable(kind, false); stored != "" {
+				fitted.set(stored, storable(value, true))
+			}
 		}
 	}
 	var listed []string
 	if displayable != nil {
 		listed = []string{}
 		for _, t := range displayable {
-			if runeLen(t) <= aliasTypeMax {
-				listed = append(listed, storable(t, false))
+			if stored := storable(t, false); runeLen(t) <= aliasTypeMax && stored != "" {
+				listed = append(listed, stored)
 			}
 		}
 		if len(listed) > maxDisplayableAliases {
@@ -284,14 +292,20 @@ func (b *builder) build(journeyID string, entity entityPair, label string, hasLa
 	event.set("environment", b.environment)
 	event.set("service", b.service)
 	ent := newObject(2)
-	ent.set("type", fitField(entity.kind, entityFieldMax["type"]))
+	// Empty once storable (only U+0000): the server refuses an empty type.
+	kind := fitField(entity.kind, entityFieldMax["type"])
+	if kind == "" {
+		kind = "unknown"
+	}
+	ent.set("type", kind)
 	ent.set("id", storable(entity.id, true))
 	event.set("entity", ent)
 	event.set("operation", string(op))
+	// Checked once storable too: a name of only U+0000 is empty then.
+	name = fitField(name, eventFieldMax["name"])
 	if name == "" {
 		name = string(op)
 	}
-	name = fitField(name, eventFieldMax["name"])
 	event.set("name", name)
 	ts := f.Timestamp
 	if ts.IsZero() {

@@ -23,6 +23,9 @@ var (
 	serverKey      = os.Getenv("JTRACE_TEST_API_KEY")
 	conformanceKey = os.Getenv("JTRACE_TEST_CONFORMANCE_KEY")
 	requireServer  = os.Getenv("JTRACE_TEST_REQUIRE_SERVER") == "1"
+	// Keys of environments set up for the conformance cases that ask for one, by case id
+	// (packages/go/test/go-sdk.int.test.ts).
+	caseKeysJSON = os.Getenv("JTRACE_TEST_CASE_KEYS")
 )
 
 func needServer(t *testing.T) {
@@ -59,13 +62,13 @@ func apiJSON(t *testing.T, method, path, key string, body any) (int, map[string]
 	return resp.StatusCode, out
 }
 
-func dryRun(t *testing.T, events []map[string]any) []map[string]any {
+func dryRun(t *testing.T, key string, events []map[string]any) []map[string]any {
 	t.Helper()
 	envelopes := make([]any, len(events))
 	for i, e := range events {
 		envelopes[i] = map[string]any{"protocolVersion": "0.1", "event": e}
 	}
-	status, body := apiJSON(t, "POST", "/v1/events/batch?dryRun=true", conformanceKey, map[string]any{"events": envelopes})
+	status, body := apiJSON(t, "POST", "/v1/events/batch?dryRun=true", key, map[string]any{"events": envelopes})
 	if status != 200 {
 		t.Fatalf("dry run answered %d: %v", status, body)
 	}
@@ -159,7 +162,7 @@ func TestFittedHostileValuesAreAcceptedByTheDryRun(t *testing.T) {
 	}
 	results := []map[string]any{}
 	for _, batch := range rc.batches {
-		results = append(results, dryRun(t, batch)...)
+		results = append(results, dryRun(t, conformanceKey, batch)...)
 	}
 	if len(results) != 60 {
 		t.Fatalf("%d results", len(results))

@@ -82,7 +82,7 @@ func projected(project func(any) any, value any) (out any) {
 	}
 	defer func() {
 		if recover() != nil {
-			out = markerUnreadable
+			out = markerUncapturable
 		}
 	}()
 	return project(value)

@@ -11,22 +11,24 @@ import (
 // a Go string can hold what JavaScript calls an unpaired surrogate) become U+FFFD.
 
 const (
-	markerCircular   = "[CIRCULAR]"
-	markerUnreadable = "[UNREADABLE]"
-	markerTooDeep    = "[MAX_DEPTH]"
-	markerTooLarge   = "[PAYLOAD_TOO_LARGE]"
-	markerKeyTooLong = "[KEY_TOO_LONG]"
-	markerTruncated  = "[TRUNCATED]"
-	ellipsis         = "\u2026"
-	truncatedHead    = "[TRUNCATED: "
-	truncatedTail    = " characters removed]"
-	replacementRune  = "\uFFFD"
-	maxSafeInteger   = 1<<53 - 1
-	minSafeInteger   = -(1<<53 - 1)
+	markerCircular     = "[CIRCULAR]"
+	markerUncapturable = "[UNCAPTURABLE]"
+	markerTooLarge     = "[PAYLOAD_TOO_LARGE]"
+	markerKeyTooLong   = "[KEY_TOO_LONG]"
+	markerTruncated    = "[TRUNCATED]"
+	ellipsis           = "\u2026"
+	truncatedHead      = "[TRUNCATED: "
+	truncatedTail      = " characters removed]"
+	replacementRune    = "\uFFFD"
+	maxSafeInteger     = 1<<53 - 1
+	minSafeInteger     = -(1<<53 - 1)
 )
 
-// storable replaces U+0000 (unless nulAllowed) and invalid UTF-8, which the server refuses in
-// text it stores in the clear (protocol 2.7 step 6).
+// storable removes U+0000 (unless nulAllowed) and makes text that is not UTF-8 valid, which the
+// server refuses in text it stores in the clear (protocol 2.7 step 6; cases sdk/nul-byte and
+// sdk/lone-surrogate). A surrogate written as its three bytes (ED A0..BF xx, what a Go string
+// converted from UTF-16 without checking holds) becomes one U+FFFD, as JavaScript's
+// toWellFormed makes it; any other run of bytes that is not UTF-8 becomes one U+FFFD.
 func storable(text string, nulAllowed bool) string {
 	clean := true
 	for i := 0; i < len(text); i++ {
@@ -40,12 +42,39 @@ func storable(text string, nulAllowed bool) string {
 		return text
 	}
 	if !utf8.ValidString(text) {
-		text = strings.ToValidUTF8(text, replacementRune)
+		text = wellFormed(text)
 	}
 	if !nulAllowed && strings.IndexByte(text, 0) >= 0 {
-		text = strings.ReplaceAll(text, "\x00", replacementRune)
+		text = strings.ReplaceAll(text, "\x00", "")
 	}
 	return text
+}
+
+func wellFormed(text string) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	inRun := false
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r != utf8.RuneError || size != 1 {
+			b.WriteString(text[i : i+size])
+			i += size
+			inRun = false
+			continue
+		}
+		if i+2 < len(text) && text[i] == 0xed && text[i+1] >= 0xa0 && text[i+1] <= 0xbf && text[i+2] >= 0x80 && text[i+2] <= 0xbf {
+			b.WriteString(replacementRune)
+			i += 3
+			inRun = false
+			continue
+		}
+		if !inRun {
+			b.WriteString(replacementRune)
+		}
+		inRun = true
+		i++
+	}
+	return b.String()
 }
 
 // utf16Units is the length JavaScript gives a string.
@@ -118,6 +147,8 @@ func cutWithMarker(text string, maximum int, marker string) string {
 func fitField(text string, maximum int) string { return cutWithMarker(text, maximum, ellipsis) }
 
 func fitErrorMessage(message string) string {
+	// Judged once storable: a message of only U+0000 is empty then.
+	message = storable(message, false)
 	if message == "" {
 		message = "Error"
 	}
@@ -125,6 +156,8 @@ func fitErrorMessage(message string) string {
 }
 
 func fitLabel(label string) (string, bool) {
+	// Judged once storable: a label of U+0000 and spaces is blank then.
+	label = storable(label, false)
 	if strings.TrimSpace(label) == "" {
 		return "", false
 	}

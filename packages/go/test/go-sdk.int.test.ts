@@ -3,7 +3,9 @@
 // test, and so does a skipped Go test. Skipped, saying why, only when no `go` binary exists (CI
 // installs Debian's golang-go).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LiveServer, startLiveServer } from '../../node/test/server.ts';
+import { readFileSync } from 'node:fs';
+import { listSdkCases } from '../../node/test/conformance-cases.ts';
+import { type EnvironmentSettings, type LiveServer, startLiveServer } from '../../node/test/server.ts';
 import { findGo, raceWorks, runGo } from './go.ts';
 
 const go = findGo();
@@ -15,10 +17,17 @@ describe.skipIf(go === null)('Go SDK (go test against the real server)', () => {
 
   beforeAll(async () => {
     server = await startLiveServer();
+    // The conformance cases that set up their environment get one of their own, by case id.
+    const caseKeys: Record<string, string> = {};
+    for (const entry of listSdkCases().cases) {
+      const settings = (JSON.parse(readFileSync(entry.file, 'utf8')) as { setup?: { environment?: EnvironmentSettings } }).setup?.environment;
+      if (settings !== undefined) caseKeys[entry.id] = await server.project('conformance', settings);
+    }
     env = {
       JTRACE_TEST_URL: server.url,
       JTRACE_TEST_API_KEY: await server.project('production'),
       JTRACE_TEST_CONFORMANCE_KEY: await server.project('conformance'),
+      JTRACE_TEST_CASE_KEYS: JSON.stringify(caseKeys),
       JTRACE_TEST_REQUIRE_SERVER: '1',
     };
   });
@@ -32,7 +41,7 @@ describe.skipIf(go === null)('Go SDK (go test against the real server)', () => {
     const result = await runGo(go as string, ['test', ...race, '-count=1', '-v', ...(process.env.JTRACE_GO_RUN ? ['-run', process.env.JTRACE_GO_RUN] : []), './...'], env);
     expect(result.code, result.output).toBe(0);
     // Every test runs here; a conformance case may skip only when it is not a Go case (marked for
-    // another language, or a host tag Go has no form for), and says so.
+    // another language), and says so.
     const lines = result.output.split('\n');
     const skips = lines.filter((line) => line.includes('--- SKIP') && !line.includes('TestConformance/'));
     expect(skips, result.output).toEqual([]);
