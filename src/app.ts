@@ -14,7 +14,7 @@ import { boundPipelinedRequests, closeStalledWriters, refuseMissingHost } from '
 import { clientErrorHandler, registerErrorHandling, sendError, toAppError } from './http/error-handler.ts';
 import { DEFAULT_HTTP_LIMITS, DEFAULT_WRITE_TIMEOUT_MS, type HttpLimits } from './config/http-limits.ts';
 import { resolveClientAddress, throttleKey } from './http/client-address.ts';
-import { AppError } from './http/errors.ts';
+import { AppError, errors } from './http/errors.ts';
 import { assertWellEncodedUrl, rawQueryString } from './http/query.ts';
 import { FailedCredentialThrottle } from './http/throttle.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -89,7 +89,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: DEFAULT_BODY_LIMIT,
-    return503OnClosing: true,
+    // Refused by the shutdown hook below instead, in the error shape and with Retry-After.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     frameworkErrors: (error, request, reply) => {
       // URL refusals happen before routing and skip the response hooks: count them here.
@@ -111,6 +112,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyParsers(app);
   registerErrorHandling(app);
 
+  // From close() on, requests still arriving on open keep-alive connections are answered 503
+  // shutting_down with Retry-After and Connection: close, so the client or proxy goes elsewhere.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw errors.shuttingDown();
+  });
   app.addHook('onRequest', boundPipelinedRequests);
   app.addHook('onRequest', refuseMissingHost);
   app.addHook('onRequest', async (request, reply) => {

@@ -52,6 +52,9 @@ export const ERROR_STATUS = {
   // This process's ENCRYPTION_KEY was rotated away: it would act on part of the data only
   // (docs/operations.md, "Key rotation"). Another instance, or a restart with the new key, answers.
   key_superseded: 503,
+  // This instance is stopping (SIGTERM): a request on a connection it still had open is sent to
+  // another instance by the client or the proxy (docs/deployment.md, "Rolling restart").
+  shutting_down: 503,
   // Node's HTTP parser refused the request: headers or body not received in time, or not valid HTTP.
   request_timeout: 408,
   bad_request: 400,
@@ -118,6 +121,11 @@ export const errors = {
   queryTimeout: () =>
     new AppError('query_timeout', 'The query took too long and was cancelled; try again or narrow it.'),
   internal: () => new AppError('internal_error', GENERIC_INTERNAL_MESSAGE),
+  shuttingDown: () =>
+    new AppError('shutting_down', 'This instance is stopping; send the request again.', undefined, {
+      'retry-after': '1',
+      connection: 'close',
+    }),
   databaseUnavailable: () =>
     new AppError('database_unavailable', 'The service cannot reach its database; retry shortly.', undefined, {
       'retry-after': String(DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS),
