@@ -3,11 +3,12 @@ import { countStored, createProjectKey, startLoad, statusCounts, type Load } fro
 import { sleep, startTopology, waitFor, type Topology } from './topology.ts';
 
 /**
- * Scenario 1 of docs/deployment.md: the primary's machine dies (Patroni and its postmaster killed
- * with SIGKILL) while 8 clients send batches and 8 send single events through HAProxy to two
- * `api,ingest` instances. Every event answered 202 is read back from the new primary; meanwhile
- * clients get 503 with Retry-After, never 500, never an answer slower than the request timeout;
- * ingestion is back within 30 s of the kill.
+ * The scenarios of docs/deployment.md on one topology, each while 8 clients send batches and 8
+ * send single events through HAProxy to two `api,ingest` instances: the primary's machine dies
+ * (Patroni and its postmaster killed with SIGKILL), a planned switchover, a rolling restart of the
+ * jtrace instances. Every event answered 202 is read back from the primary; meanwhile clients get
+ * 503 with Retry-After, never 500, never an answer slower than the request timeout; ingestion is
+ * back within 30 s.
  */
 
 let topology: Topology;
