@@ -2,6 +2,7 @@
 // scope adds its environment; the admin token's scope is the whole project.
 
 import type { Queryable } from '../db/pool.ts';
+import { queryUnsorted } from './timeline-order.ts';
 import { findingsJsonSql, type FindingView } from './findings-sql.ts';
 
 export interface DetailScope {
@@ -91,12 +92,13 @@ export async function selectAliases(db: Queryable, projectId: string, journeyId:
  * `take` rows deep, not whole.
  */
 export async function selectJourneyAliases(db: Queryable, projectId: string, journeyId: string, take: number): Promise<AliasRecord[]> {
-  const result = await db.query<AliasRecord>(
-    `SELECT id, alias_type, value_encrypted, displayable FROM journey_aliases
+  // Read in the index's order under the LIMIT whatever the statistics say: a journey that gained
+  // its aliases since the last ANALYZE was otherwise read whole and sorted.
+  return queryUnsorted<AliasRecord>(db, {
+    text: `SELECT id, alias_type, value_encrypted, displayable FROM journey_aliases
       WHERE project_id = $1 AND journey_id = $2 ${ALIAS_ORDER} LIMIT $3`,
-    [projectId, journeyId, take],
-  );
-  return result.rows;
+    values: [projectId, journeyId, take],
+  });
 }
 
 export async function selectEvent(db: Queryable, scope: DetailScope, eventId: string): Promise<EventRecord | null> {

@@ -7,7 +7,7 @@
 // these statements alone, so the ordered merge is the plan whatever the estimate; for a short
 // journey the two plans cost the same (docs/operations.md, "Very long journeys").
 
-import { withTransaction, type Pool } from '../db/pool.ts';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 
 export interface OrderedQuery {
   text: string;
@@ -20,4 +20,16 @@ export async function queryInTimelineOrder<R extends object>(pool: Pool, query: 
     await client.query('SET LOCAL enable_sort = off');
     return (await client.query<R>(query.text, query.values)).rows;
   });
+}
+
+/**
+ * The same for a read that may run inside a caller's transaction (a dry run reads with the
+ * transaction's client): given the pool it plans without a sort in a transaction of its own;
+ * given a client it runs as it stands, since a setting it changed would outlive the statement.
+ */
+export async function queryUnsorted<R extends object>(db: Queryable, query: OrderedQuery): Promise<R[]> {
+  const pool = db as Partial<Pool>;
+  // A pool (or the tests' explaining pool) has connect and no release; a pg Client has a connection.
+  if (typeof pool.connect === 'function' && !('release' in db) && !('connection' in db)) return queryInTimelineOrder<R>(db as Pool, query);
+  return (await db.query<R>(query.text, query.values)).rows;
 }
