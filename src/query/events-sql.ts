@@ -55,8 +55,8 @@ export function timelineStatement(
           ${epochMicrosSql('received_at')} AS received_at_us, duration_ms, has_input, has_output, has_error, deployment_metadata
      FROM events
     WHERE project_id = $1 AND journey_id = $2 ${keyset}
-      AND received_at >= (SELECT min(received_at) FROM event_ids WHERE project_id = $1 AND journey_id = $2)
-      AND received_at <= (SELECT max(received_at) FROM event_ids WHERE project_id = $1 AND journey_id = $2)
+      AND received_at >= (SELECT received_at FROM event_ids WHERE project_id = $1 AND journey_id = $2 ORDER BY received_at LIMIT 1)
+      AND received_at <= (SELECT received_at FROM event_ids WHERE project_id = $1 AND journey_id = $2 ORDER BY received_at DESC LIMIT 1)
     ORDER BY event_timestamp, received_at, id COLLATE "C"
     LIMIT $3`;
   return { sql, values };
