@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InstanceRole } from './config/config.ts';
@@ -7,7 +7,7 @@ import { ADVISORY_LOCK_KEYS } from './db/advisory-lock.ts';
 import { testEnvelope } from './ingest/test-fixtures.ts';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/database.ts';
-import { freePort } from '../test/helpers/free-port.ts';
+import { startServerProcess } from '../test/helpers/server-process.ts';
 
 /**
  * JTRACE_ROLES: an instance serves only the routes of its roles (the rest answer 404 in the error
@@ -85,21 +85,8 @@ describe('the routes an instance serves by its roles', () => {
 });
 
 async function startServer(roles: string): Promise<ChildProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: new URL('../', import.meta.url),
-    env: {
-      PATH: process.env.PATH ?? '', DATABASE_URL: db.url, ADMIN_TOKEN: TEST_ADMIN_TOKEN, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-      HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', JTRACE_ROLES: roles,
-    },
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
+  const { child } = await startServerProcess({ DATABASE_URL: db.url, JTRACE_ROLES: roles });
   children.push(child);
-  const until = Date.now() + 60_000;
-  while (!(await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false))) {
-    if (Date.now() > until || child.exitCode !== null) throw new Error('the server did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   return child;
 }
 

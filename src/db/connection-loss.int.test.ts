@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +7,8 @@ import { Pool as HttpPool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyring } from '../crypto/keyring.ts';
 import { testEnvelope } from '../ingest/test-fixtures.ts';
-import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, seedProject } from '../../test/helpers/app.ts';
+import { TEST_ENCRYPTION_KEY, seedProject } from '../../test/helpers/app.ts';
+import { startServerProcess } from '../../test/helpers/server-process.ts';
 import { freePort } from '../../test/helpers/free-port.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded.ts';
 import { migrate } from './migrate.ts';
@@ -51,29 +52,13 @@ afterAll(async () => {
 });
 
 async function startServer(): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: new URL('../../', import.meta.url),
-    env: {
-      PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-      HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'fatal',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const server = await startServerProcess({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'fatal' });
+  const { child } = server;
   child.on('exit', (code, signal) => {
-    if (code !== 0 || signal !== null) child.emit('crashed', `exited with ${code ?? signal}: ${stderr.slice(-2_000)}`);
+    if (code !== 0 || signal !== null) child.emit('crashed', `exited with ${code ?? signal}: ${server.stderr().slice(-2_000)}`);
   });
   children.push(child);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const up = await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
-    if (up) return { child, baseUrl };
-    if (Date.now() > until || child.exitCode !== null) throw new Error(`the server did not start: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return server;
 }
 
 interface Load {
