@@ -1,222 +1,258 @@
-// Findings benchmark (npm run bench:findings). On the ingestion benchmark's server and load
-// (bench/ingest-load.ts: batches of 100 events, 8 clients, the load in a child process), measures
-// the batch rate without the analyzer and with it running in the server's process as main.ts
-// runs it, alternating runs (the machine may be shared) and reporting medians; the sustained
-// rate, which counts the analyzer's work left when a run ends; and the analyzer's lag while the
-// load runs: the age of the oldest journey change not yet analysed, which is how long after
-// ingestion a journey's findings can still be missing. Replaces the `## Findings` section of
-// docs/benchmarks.md. It also counts the CPU the server process and PostgreSQL spend per event,
-// with and without the analyzer: a figure that hardly depends on what else the machine runs.
-// FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS change the load; FINDINGS_BENCH_ALONE=1
-// measures only the analyzer alone, RUNS times.
+// Findings benchmark (npm run bench:findings): what the findings analyzer costs ingestion and
+// reads, on a durable database. Starts Debian's PostgreSQL 15 with its default settings (fsync
+// and synchronous commit on; FINDINGS_BENCH_PG=17 takes the embedded one) and runs the real
+// server (src/main.ts) in three ways, each on a fresh database: the analyzer off
+// (FINDINGS_ANALYZER_ENABLED=false), on in the same process, and in a worker instance of its own
+// (`JTRACE_ROLES=api,ingest` beside `JTRACE_ROLES=worker`). Each run, from a child process:
+//   1. half the maximum rate for HALF_S seconds, sampling the findings lag (findings within 5 s);
+//   2. a burst at the maximum rate for BURST_S seconds (8 clients, batches of 100 events);
+//   3. right after it, 200 sequential reads, the journey list and search in turn (p95 of each);
+//   4. the time from the burst's end until every finding is stored (within 60 s).
+// All of it twice: on a quiet machine, and with two busy loops holding the cores. Then the quiet
+// off/on pair again with fsync off, as a second row. Prints the figures and replaces the
+// `## Findings` section of docs/benchmarks.md.
+// FINDINGS_BENCH_BURST_S, FINDINGS_BENCH_HALF_S, FINDINGS_BENCH_CONDITIONS (quiet,busy),
+// FINDINGS_BENCH_MODES (off,on,worker), FINDINGS_BENCH_FSYNC_OFF=0 shorten it.
 
-import { readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import { performance } from 'node:perf_hooks';
-import pino from 'pino';
-import { startAnalyzer } from '../src/findings/analyzer.ts';
-import { createMetrics } from '../src/metrics/metrics.ts';
-import { startBenchServer, type BenchServer } from './bench-server.ts';
-import { BATCH_SIZE, inChild, type BatchShape } from './ingest-load.ts';
+import pg from 'pg';
+import { createApiKey } from '../src/auth/api-key-service.ts';
+import { createKeyring } from '../src/crypto/keyring.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createPool } from '../src/db/pool.ts';
+import { createProject } from '../src/projects/projects-sql.ts';
+import { TEST_ENCRYPTION_KEY } from '../test/helpers/app.ts';
+import { freePort } from '../test/helpers/free-port.ts';
+import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.ts';
 import { replaceDocsSection } from './docs-section.ts';
+import { BATCH_SIZE, inChild, type LoadResult } from './ingest-load.ts';
+import { DEBIAN_15_BIN, embeddedBinDir, startCluster, type Cluster } from './pg-cluster.ts';
 
 const CLIENTS = 8;
-const WARMUP_BATCHES = 20;
-const BATCHES = Number(process.env.FINDINGS_BENCH_BATCHES ?? 150);
-const RUNS = Number(process.env.FINDINGS_BENCH_RUNS ?? 3);
+const READS = 200;
+const BURST_S = Number(process.env.FINDINGS_BENCH_BURST_S ?? 60);
+const HALF_S = Number(process.env.FINDINGS_BENCH_HALF_S ?? 30);
+const CONDITIONS = (process.env.FINDINGS_BENCH_CONDITIONS ?? 'quiet,busy').split(',') as Condition[];
+const MODES = (process.env.FINDINGS_BENCH_MODES ?? 'off,on,worker').split(',') as Mode[];
+const FSYNC_OFF_ROW = process.env.FINDINGS_BENCH_FSYNC_OFF !== '0';
 const LAG_SAMPLE_MS = 200;
-const TARGET_LAG_S = 5;
-const TARGET_SLOWDOWN = 0.1;
+const CATCH_UP_LIMIT_MS = 180_000;
+const GOALS = { rate: 0.9, reads: 1.2, halfRateLagS: 5, catchUpS: 60 };
 const DOCS = new URL('../docs/benchmarks.md', import.meta.url);
-/** FINDINGS_BENCH_ALONE=1: only the analyzer alone, RUNS times, printed and not written to the docs. */
-const ALONE_ONLY = process.env.FINDINGS_BENCH_ALONE === '1';
-/** FINDINGS_BENCH_SHAPE=carried: journeys whose steps lose nothing (bench/ingest-load.ts), in a section of their own. */
-const SHAPE: BatchShape = process.env.FINDINGS_BENCH_SHAPE === 'carried' ? 'carried' : 'steps';
-const HEADING = SHAPE === 'carried' ? '## Findings: a load whose steps lose nothing' : '## Findings';
+const HEADING = '## Findings';
 
-const f = (n: number, digits = 0) => n.toFixed(digits);
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+type Mode = 'off' | 'on' | 'worker';
+type Condition = 'quiet' | 'busy';
+const MODE_LABEL: Record<Mode, string> = { off: 'analyzer off', on: 'analyzer on, same process', worker: 'analyzer in a worker instance' };
 
-async function lagSeconds(server: BenchServer): Promise<number> {
-  const result = await server.pool.query<{ lag: number | null }>(
-    'SELECT EXTRACT(EPOCH FROM (clock_timestamp() - min(pending_at)))::float8 AS lag FROM journey_findings_pending',
-  );
-  return Math.max(0, result.rows[0]?.lag ?? 0);
-}
-
-async function pending(server: BenchServer): Promise<number> {
-  return (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journey_findings_pending')).rows[0]!.n;
-}
-
-/**
- * CPU milliseconds PostgreSQL has used so far (Linux /proc): the postmaster with every child it
- * reaped, plus its live children. The embedded server runs on this machine.
- */
-async function postgresCpuMs(server: BenchServer): Promise<number> {
-  const pids = (await server.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity')).rows.map((row) => row.pid);
-  const stat = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').map(Number);
-  const postmaster = stat(pids[0]!)[1]!;
-  const own = stat(postmaster);
-  let ticks = own[11]! + own[12]! + own[13]! + own[14]!;
-  for (const pid of pids) {
-    try {
-      const child = stat(pid);
-      if (child[1] === postmaster) ticks += child[11]! + child[12]!;
-    } catch {
-      // Ended meanwhile: its time is in the postmaster's reaped children.
-    }
-  }
-  return (ticks / 100) * 1000;
-}
-
-const nodeCpuMs = () => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
+const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const p95 = (values: number[]) => {
+  const sorted = values.filter((v) => v !== undefined).sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(0.95 * sorted.length))] ?? NaN;
 };
+const eventRate = (load: LoadResult) => (load.done * BATCH_SIZE) / (load.elapsedMs / 1000);
 
-/** One run of the load, with no analyzer (its marks are dropped before the next run) or with it. */
-type Mode = 'none' | 'analyzer';
-
-async function run(server: BenchServer, mode: Mode) {
-  // Journeys left from the previous run are analysed first, off the clock.
-  const analyzer = mode === 'none' ? null : startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics() });
-  if (analyzer) while ((await pending(server)) > 0) await analyzer.drain();
-  else await server.pool.query('DELETE FROM journey_findings_pending');
-  const lags: number[] = [];
-  let sampling = analyzer !== null;
-  const sampler = (async () => {
-    while (sampling) {
-      lags.push(await lagSeconds(server));
-      await new Promise((resolve) => setTimeout(resolve, LAG_SAMPLE_MS));
-    }
-  })();
-  const cpuBefore = { node: nodeCpuMs(), postgres: await postgresCpuMs(server) };
-  const eluBefore = performance.eventLoopUtilization();
-  const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: WARMUP_BATCHES, count: BATCHES, shape: SHAPE });
-  const loadEnded = performance.now();
-  const elu = performance.eventLoopUtilization(eluBefore).utilization;
-  let drainMs = 0;
-  if (analyzer) {
-    while ((await pending(server)) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    drainMs = performance.now() - loadEnded;
-  }
-  const cpu = { node: nodeCpuMs() - cpuBefore.node, postgres: (await postgresCpuMs(server)) - cpuBefore.postgres };
-  sampling = false;
-  await sampler;
-  await analyzer?.stop();
-  if (load.failures > 0) throw new Error(`${load.failures} batches failed`);
-  // CPU per event, from the start of the load until every journey of it is analysed (with the
-  // analyzer): what ingestion, and the analyzer, cost whenever the work is done.
-  const events = (load.done + WARMUP_BATCHES) * BATCH_SIZE;
-  // Sustained: the load's events over the time until their findings are all stored. A run is a
-  // burst; the analyzer's work left after it would, under a load that goes on, take cores from ingestion.
-  const sustained = (load.done * BATCH_SIZE) / ((load.elapsedMs + drainMs) / 1000);
-  return { eventsPerSecond: (load.done * BATCH_SIZE) / (load.elapsedMs / 1000), sustained, lags, drainMs, elu, nodeUsPerEvent: (cpu.node * 1000) / events, postgresUsPerEvent: (cpu.postgres * 1000) / events };
+interface RunFigures {
+  mode: Mode;
+  burstRate: number;
+  listP95: number;
+  searchP95: number;
+  halfRateMaxLagS: number;
+  catchUpS: number;
+  failures: number;
 }
 
-/**
- * The analyzer alone: a load ingested with no analyzer running, then analysed with no
- * ingestion meanwhile. How fast it can go, and its CPU per journey, without ingestion competing for the cores.
- */
-async function alone(server: BenchServer) {
-  const load = await inChild({ baseUrl: server.baseUrl, apiKey: server.apiKey, mode: 'batch', clients: CLIENTS, warmup: 0, count: BATCHES, shape: SHAPE });
-  if (load.failures > 0) throw new Error(`${load.failures} batches failed`);
-  const journeys = await pending(server);
-  const before = { node: nodeCpuMs(), postgres: await postgresCpuMs(server), at: performance.now() };
-  const analyzer = startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 3_600_000 });
-  while ((await pending(server)) > 0) await analyzer.drain();
-  const elapsedMs = performance.now() - before.at;
-  await analyzer.stop();
+/** Two processes spinning on the cores for the busy condition; killed by the returned function. */
+function busyLoops(): () => void {
+  const loops: ChildProcess[] = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  return () => loops.forEach((loop) => loop.kill('SIGKILL'));
+}
+
+async function lagSeconds(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  const match = /^service_findings_lag_seconds (\S+)$/m.exec(text);
+  return match ? Number(match[1]) : NaN;
+}
+
+interface Deployment {
+  baseUrl: string;
+  apiKey: string;
+  metricsUrl: string;
+  stop(): Promise<void>;
+}
+
+/** A fresh database on the cluster, migrated, with a project and a key, and the server processes of the mode. */
+async function deploy(cluster: Cluster, name: string, mode: Mode): Promise<Deployment> {
+  const admin = new pg.Client(cluster.url);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(cluster.url);
+  url.pathname = `/${name}`;
+  const pool = createPool({ connectionString: url.toString(), max: 2, statementTimeoutMs: 60_000, applicationName: 'jtrace-bench' });
+  await migrate(pool);
+  await createProject(pool, 'bench', 'Benchmark');
+  const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
+  const { apiKey } = await createApiKey(pool, keyring, { projectSlug: 'bench', environmentName: 'production', name: 'bench', defaultRetentionDays: 30 });
+  await pool.end();
+  const metricsPort = await freePort();
+  const common = { DATABASE_URL: url.toString(), LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) };
+  const processes: ServerProcess[] = [];
+  if (mode === 'worker') {
+    processes.push(await startServerProcess({ ...common, JTRACE_ROLES: 'api,ingest' }));
+    processes.push(await startServerProcess({ ...common, JTRACE_ROLES: 'worker', METRICS_PORT: String(await freePort()) }));
+  } else {
+    processes.push(await startServerProcess({ ...common, FINDINGS_ANALYZER_ENABLED: String(mode === 'on') }));
+  }
   return {
-    journeysPerSecond: journeys / (elapsedMs / 1000),
-    nodeUsPerJourney: ((nodeCpuMs() - before.node) * 1000) / journeys,
-    postgresUsPerJourney: (((await postgresCpuMs(server)) - before.postgres) * 1000) / journeys,
+    baseUrl: processes[0]!.baseUrl,
+    apiKey,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    async stop() {
+      for (const process of processes) {
+        process.child.kill('SIGTERM');
+        await new Promise((resolve) => (process.child.exitCode !== null ? resolve(null) : process.child.once('exit', resolve)));
+      }
+    },
   };
 }
 
-async function main(): Promise<void> {
-  const loadAtStart = os.loadavg()[0]!.toFixed(1);
-  const server = await startBenchServer({ findingsAnalyzerEnabled: false });
+/** Runs `work` while sampling the lag; returns its result and the largest lag seen. */
+async function sampled<T>(metricsUrl: string, work: Promise<T>): Promise<{ result: T; maxLagS: number }> {
+  let sampling = true;
+  let maxLagS = 0;
+  const sampler = (async () => {
+    while (sampling) {
+      maxLagS = Math.max(maxLagS, await lagSeconds(metricsUrl));
+      await sleep(LAG_SAMPLE_MS);
+    }
+  })();
   try {
-    if (ALONE_ONLY) {
-      // Only the analyzer alone, RUNS times: its CPU per journey, compared across versions.
-      for (let i = 0; i < RUNS; i++) {
-        const solo = await alone(server);
-        process.stdout.write(`analyzer alone ${i + 1}: ${f(solo.journeysPerSecond)} journeys/s, CPU per journey ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs (load average ${os.loadavg()[0]!.toFixed(1)})\n`);
-      }
-      return;
-    }
-    const runs: Record<Mode, Array<Awaited<ReturnType<typeof run>>>> = { none: [], analyzer: [] };
-    for (let i = 0; i < RUNS; i++) {
-      for (const mode of ['none', 'analyzer'] as const) runs[mode].push(await run(server, mode));
-      const [a, b] = [runs.none.at(-1)!, runs.analyzer.at(-1)!];
-      process.stdout.write(
-        `run ${i + 1}: without ${Math.round(a.eventsPerSecond)} ev/s, with ${Math.round(b.eventsPerSecond)} ev/s (sustained ${Math.round(b.sustained)}), ` +
-          `max lag ${Math.max(0, ...b.lags).toFixed(2)} s; CPU per event ${f(a.nodeUsPerEvent)} + ${f(a.postgresUsPerEvent)} / ` +
-          `${f(b.nodeUsPerEvent)} + ${f(b.postgresUsPerEvent)} µs (server + PostgreSQL), event loop ${f(a.elu * 100)} % / ${f(b.elu * 100)} %\n`,
-      );
-    }
-    const solo = await alone(server);
-    process.stdout.write(`analyzer alone: ${f(solo.journeysPerSecond)} journeys/s, CPU per journey ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs\n`);
-    const journeys = (await server.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journeys')).rows[0]!.n;
-    const findings = (await server.pool.query<{ n: number }>('SELECT COALESCE(sum(cardinality(kind)), 0)::int AS n FROM journey_findings')).rows[0]!.n;
-    const rate = (mode: Mode) => median(runs[mode].map((r) => r.eventsPerSecond));
-    const sustained = (mode: Mode) => median(runs[mode].map((r) => r.sustained));
-    const cpu = (mode: Mode) => median(runs[mode].map((r) => r.nodeUsPerEvent + r.postgresUsPerEvent));
-    const node = (mode: Mode) => median(runs[mode].map((r) => r.nodeUsPerEvent));
-    const postgres = (mode: Mode) => median(runs[mode].map((r) => r.postgresUsPerEvent));
-    const lost = (mode: Mode) => 1 - sustained(mode) / sustained('none');
-    const burstLost = (mode: Mode) => 1 - rate(mode) / rate('none');
-    const lagsOf = (mode: Mode) => runs[mode].flatMap((r) => r.lags).sort((a, b) => a - b);
-    const lagCell = (mode: Mode) => {
-      const sorted = lagsOf(mode);
-      return `${f(percentile(sorted, 50), 2)} / ${f(percentile(sorted, 95), 2)} / ${f(sorted.at(-1) ?? 0, 2)} s`;
-    };
-    const maxLag = lagsOf('analyzer').at(-1) ?? 0;
-    const slowdown = lost('analyzer');
-    const load = os.loadavg().map((n) => n.toFixed(1)).join(' / ');
-    const section = `${HEADING}
-
-\`npm run bench:findings\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared, PostgreSQL ${server.postgresVersion}, embedded, fsync on;
-load average ${loadAtStart} at the start, ${load} at the end).
-${SHAPE === 'carried' ? '`FINDINGS_BENCH_SHAPE=carried`: the ingestion benchmark\'s load with steps that pass their input on' : 'The ingestion benchmark\'s load'}: ${CLIENTS} clients sending batches of ${BATCH_SIZE} events (25 journeys of four ~1 KB events),
-${BATCHES} batches per run after ${WARMUP_BATCHES} to warm up, from a child process. Runs without and with the analyzer
-alternate, ${RUNS} of each; medians reported. Without it, ingestion still marks journeys for it, as always (the marks
-are dropped between runs); with it, it runs in the server's process as \`src/main.ts\` runs it. A run lasts a few
-seconds, a burst: the analyzer's work left when it ends is done after it, with the cores to itself, where a load that
-goes on would have it take them from ingestion. The sustained rate counts that work: the load's events over the time
-until the findings of all of them are stored; the target is read on it.
-
-| Figure | Without the analyzer | With the analyzer | Target |
-|---|---|---|---|
-| Batch rate during the load | ${f(rate('none'))} events/s | ${f(rate('analyzer'))} events/s (−${f(burstLost('analyzer') * 100, 1)} %) | |
-| Sustained rate: events over the time until their findings are stored | ${f(sustained('none'))} events/s | ${f(sustained('analyzer'))} events/s | |
-| Sustained rate lost to the analyzer | | ${f(slowdown * 100, 1)} % | at most ${f(TARGET_SLOWDOWN * 100)} % ${slowdown <= TARGET_SLOWDOWN ? '(met)' : '(not met)'} |
-| Lag during the load, median / p95 / max | | ${lagCell('analyzer')} | findings within ${TARGET_LAG_S} s ${maxLag <= TARGET_LAG_S ? '(met)' : '(not met)'} |
-| Time from the end of the load to no journey pending (median) | | ${f(median(runs.analyzer.map((r) => r.drainMs)))} ms | |
-| CPU per event, server + PostgreSQL | ${f(node('none'))} + ${f(postgres('none'))} µs | ${f(node('analyzer'))} + ${f(postgres('analyzer'))} µs (+${f((cpu('analyzer') / cpu('none') - 1) * 100)} %) | |
-| Server event loop busy during the load | ${f(median(runs.none.map((r) => r.elu)) * 100)} % | ${f(median(runs.analyzer.map((r) => r.elu)) * 100)} % | |
-
-The analyzer alone (the load ingested with no analyzer, then analysed with no ingestion meanwhile): ${f(solo.journeysPerSecond)} journeys
-per second, ${f(solo.nodeUsPerJourney)} + ${f(solo.postgresUsPerJourney)} µs of CPU per journey (server + PostgreSQL).
-
-Lag is sampled every ${LAG_SAMPLE_MS} ms as \`service_findings_lag_seconds\` computes it: the age of the oldest journey
-change the analyzer has not stored findings for, so the longest any journey waited for its findings.
-CPU is counted from the start of each load (warm-up included) until its last journey is analysed: the server's process
-(\`process.cpuUsage\`: ingestion, and the analyzer when it runs) and every PostgreSQL process (\`/proc\`, Linux), per event
-ingested; the load generator's own CPU is not counted. Unlike the rates it hardly depends on what else the machine runs, and
-it counts the analyzer's work whether done during the load or after it.
-${journeys} journeys and ${findings} findings at the end (${f(findings / Math.max(1, journeys))} per journey: ${SHAPE === 'carried'
-  ? 'each step passes its input on with a status of its own, which changes from step to step; nothing is lost'
-  : "each step's output has another shape than its input, so every input field reads as lost there; a worst case of findings to write"},
-stored as one row per journey).
-`;
-    process.stdout.write(`\n${section}`);
-    replaceDocsSection(DOCS, HEADING, section);
+    return { result: await work, maxLagS };
   } finally {
-    await server.stop();
+    sampling = false;
+    await sampler;
   }
+}
+
+async function run(cluster: Cluster, name: string, mode: Mode, maxRate: number | null): Promise<RunFigures> {
+  const deployment = await deploy(cluster, name, mode);
+  try {
+    const job = { baseUrl: deployment.baseUrl, apiKey: deployment.apiKey, mode: 'batch' as const, clients: CLIENTS, warmup: 20, count: 0 };
+    let halfRateMaxLagS = NaN;
+    let failures = 0;
+    if (maxRate !== null && mode !== 'off') {
+      const half = await sampled(deployment.metricsUrl, inChild({ ...job, durationMs: HALF_S * 1000, eventsPerSecond: maxRate / 2 }));
+      halfRateMaxLagS = half.maxLagS;
+      failures += half.result.failures;
+      // The half-rate phase's findings are stored before the burst starts.
+      while ((await lagSeconds(deployment.metricsUrl)) > 0) await sleep(LAG_SAMPLE_MS);
+    }
+    const burst = await inChild({ ...job, durationMs: BURST_S * 1000 });
+    const burstEnded = performance.now();
+    failures += burst.failures;
+    const since = '2026-08-01T00:00:00.000Z';
+    const reads = Array.from({ length: 25 }, (_, j) => [`/v1/journeys?since=${since}`, `/v1/search?q=${encodeURIComponent(`buyer${j}@example.com`)}&since=${since}`]).flat();
+    const readLoad = await inChild({ ...job, mode: 'reads', clients: 1, warmup: 0, count: READS, reads });
+    failures += readLoad.failures;
+    let catchUpS = 0;
+    if (mode !== 'off') {
+      while ((await lagSeconds(deployment.metricsUrl)) > 0 && performance.now() - burstEnded < CATCH_UP_LIMIT_MS) await sleep(LAG_SAMPLE_MS);
+      catchUpS = (performance.now() - burstEnded) / 1000;
+    }
+    return {
+      mode,
+      burstRate: eventRate(burst),
+      listP95: p95(readLoad.latencies.filter((_, i) => i % 2 === 0)),
+      searchP95: p95(readLoad.latencies.filter((_, i) => i % 2 === 1)),
+      halfRateMaxLagS,
+      catchUpS,
+      failures,
+    };
+  } finally {
+    await deployment.stop();
+  }
+}
+
+async function condition(cluster: Cluster, label: string, busy: boolean, modes: Mode[]): Promise<RunFigures[]> {
+  const stopBusy = busy ? busyLoops() : () => undefined;
+  try {
+    const figures: RunFigures[] = [];
+    let maxRate: number | null = null;
+    for (const mode of modes) {
+      const name = `jtrace_findings_${label.replace(/\W+/g, '_')}_${mode}`;
+      const result = await run(cluster, name, mode, maxRate);
+      maxRate ??= result.burstRate;
+      figures.push(result);
+      process.stdout.write(`${label}, ${MODE_LABEL[mode]}: ${f(result.burstRate)} events/s, list p95 ${f(result.listP95, 1)} ms, search p95 ${f(result.searchP95, 1)} ms, ` +
+        `half-rate lag max ${f(result.halfRateMaxLagS, 2)} s, caught up ${f(result.catchUpS, 1)} s after the burst${result.failures ? `, ${result.failures} failures` : ''} (load ${os.loadavg()[0]!.toFixed(1)})\n`);
+    }
+    return figures;
+  } finally {
+    stopBusy();
+  }
+}
+
+function table(label: string, figures: RunFigures[]): string {
+  const off = figures.find((r) => r.mode === 'off');
+  const ratio = (value: number, base: number | undefined) => (base ? ` (${f(value / base, 2)}×)` : '');
+  const rows = figures.map((r) => {
+    const rateOk = r.mode === 'off' || !off ? '' : r.burstRate / off.burstRate >= GOALS.rate ? ' ✓' : ' ✗';
+    const readsOk = r.mode === 'off' || !off ? '' : r.listP95 <= GOALS.reads * off.listP95 && r.searchP95 <= GOALS.reads * off.searchP95 ? ' ✓' : ' ✗';
+    const lagOk = r.mode === 'off' ? '' : r.halfRateMaxLagS <= GOALS.halfRateLagS ? ' ✓' : ' ✗';
+    const catchUpOk = r.mode === 'off' ? '' : r.catchUpS <= GOALS.catchUpS ? ' ✓' : ' ✗';
+    return `| ${label} | ${MODE_LABEL[r.mode]} | ${f(r.burstRate)}${ratio(r.burstRate, off?.burstRate)}${rateOk} | ${f(r.listP95, 1)}${ratio(r.listP95, off?.listP95)} / ` +
+      `${f(r.searchP95, 1)}${ratio(r.searchP95, off?.searchP95)}${readsOk} | ${r.mode === 'off' ? '' : `${f(r.halfRateMaxLagS, 2)} s${lagOk}`} | ${r.mode === 'off' ? '' : `${f(r.catchUpS, 1)} s${catchUpOk}`} |`;
+  });
+  return rows.join('\n');
+}
+
+async function startDatabase(settings: string[]): Promise<Cluster> {
+  if (process.env.FINDINGS_BENCH_PG === '17') return startCluster({ label: 'embedded PostgreSQL 17', binDir: await embeddedBinDir(), locale: 'C', settings });
+  return startCluster({ label: 'Debian PostgreSQL 15', binDir: DEBIAN_15_BIN, locale: 'C.UTF-8', settings });
+}
+
+async function main(): Promise<void> {
+  const loadAtStart = os.loadavg().map((n) => n.toFixed(1)).join(' / ');
+  const rows: string[] = [];
+  let clusterLabel = '';
+  const durable = await startDatabase([]);
+  clusterLabel = durable.label;
+  try {
+    for (const name of CONDITIONS) rows.push(table(name === 'busy' ? 'busy (two busy loops)' : 'quiet', await condition(durable, name, name === 'busy', MODES)));
+  } finally {
+    await durable.stop();
+  }
+  if (FSYNC_OFF_ROW) {
+    const unflushed = await startDatabase(['fsync=off']);
+    try {
+      rows.push(table('quiet, fsync off', await condition(unflushed, 'quiet fsync off', false, MODES.filter((mode) => mode !== 'worker'))));
+    } finally {
+      await unflushed.stop();
+    }
+  }
+  const section = `${HEADING}
+
+\`npm run bench:findings\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared, ${clusterLabel} with its default settings:
+fsync and synchronous commit on, except the last row; load average ${loadAtStart} at the start,
+${os.loadavg().map((n) => n.toFixed(1)).join(' / ')} at the end). The real server (\`src/main.ts\`), on a fresh database per run, under
+${CLIENTS} clients sending batches of ${BATCH_SIZE} events of new journeys (25 journeys of four ~1 KB steps, each step's
+output another shape than its input: 35 findings per journey, the worst case to store), from a child process:
+half the maximum rate for ${HALF_S} s (the largest findings lag seen, sampled every ${LAG_SAMPLE_MS} ms from
+\`service_findings_lag_seconds\`), then a ${BURST_S} s burst at the maximum rate, then ${READS} sequential reads right
+after it (the journey list and a search by e-mail in turn), then the time from the burst's end until no journey
+waits for its findings. Busy: two processes spinning on the machine's two cores for the whole run.
+Ratios are to the analyzer off in the same condition. Goals: rate ≥ ${GOALS.rate}× and read p95 ≤ ${GOALS.reads}× of analyzer off;
+lag at half rate ≤ ${GOALS.halfRateLagS} s; caught up ≤ ${GOALS.catchUpS} s after the burst.
+
+| Machine | Analyzer | Burst rate, events/s | Journey list / search p95 after the burst, ms | Lag at half rate, max | Caught up after the burst |
+|---|---|---|---|---|---|
+${rows.join('\n')}
+`;
+  process.stdout.write(`\n${section}`);
+  replaceDocsSection(DOCS, HEADING, section);
 }
 
 await main();

@@ -73,6 +73,12 @@ export type BatchShape = 'steps' | 'journeys' | 'carried';
 export interface LoadJob {
   baseUrl: string; apiKey: string; mode: 'batch' | 'single' | 'reads'; clients: number; warmup: number; count: number;
   eventsPerSecond?: number; reads?: string[]; readKeys?: string[]; shape?: BatchShape;
+  /**
+   * Batch mode: send for this long instead of `count` requests, each batch made at send time
+   * from one template with its own journeys and event ids (a long run's payloads are not all
+   * held in memory at once, and making one costs a string replace).
+   */
+  durationMs?: number;
 }
 export interface LoadResult { elapsedMs: number; latencies: number[]; done: number; failures: number }
 
@@ -115,10 +121,28 @@ async function runLoad(job: LoadJob): Promise<LoadResult> {
     }));
     return performance.now() - started;
   };
+  /** Batches made from a template until `durationMs` has passed. */
+  const timedPhase = async (durationMs: number, latencies: number[]) => {
+    const runTag = randomUUID().slice(0, 8);
+    const template = JSON.stringify({ events: makeBatch('@TAG@', job.shape) });
+    const made = (i: number) => template.replaceAll('@TAG@', `${runTag}${i}`).replace(/evt_[0-9a-f-]{36}/g, () => `evt_${randomUUID()}`);
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: job.clients }, async () => {
+      while (performance.now() - started < durationMs) {
+        const i = next++;
+        const wait = started + i * intervalMs - performance.now();
+        if (wait > 0) await sleep(wait);
+        if (performance.now() - started >= durationMs) break;
+        latencies[i] = await send(made(i), i);
+      }
+    }));
+    return performance.now() - started;
+  };
   await phase(job.warmup, []);
   failures = 0;
   const latencies: number[] = [];
-  const elapsedMs = await phase(job.count, latencies);
+  const elapsedMs = job.durationMs !== undefined && job.mode === 'batch' ? await timedPhase(job.durationMs, latencies) : await phase(job.count, latencies);
   await http.close();
   const done = latencies.filter((ms) => ms !== undefined);
   return { elapsedMs, latencies: job.mode === 'reads' ? latencies : done, done: done.length, failures };

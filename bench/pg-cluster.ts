@@ -16,6 +16,8 @@ export interface ClusterSpec {
   binDir: string;
   /** initdb's locale: what a distribution's cluster would get from the system, or C. */
   locale: string;
+  /** Extra `-c name=value` server settings (e.g. `fsync=off` for a variant that does not flush). */
+  settings?: string[];
 }
 
 export interface Cluster {
@@ -60,7 +62,7 @@ export async function startCluster(spec: ClusterSpec): Promise<Cluster> {
   rmSync(pwfile);
   const port = await freePort();
   const options = [`-p ${port}`, '-c listen_addresses=127.0.0.1', "-c unix_socket_directories=''",
-    '-c shared_preload_libraries=pg_stat_statements'].join(' ');
+    '-c shared_preload_libraries=pg_stat_statements', ...(spec.settings ?? []).map((setting) => `-c ${setting}`)].join(' ');
   run(path.join(spec.binDir, 'pg_ctl'), ['start', '-D', pgdata, '-w', '-t', '60', '-l', path.join(dir, 'log'), '-o', options]);
   let stopped = false;
   return {
