@@ -38,7 +38,8 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   auth: ['credentials.ts', 'api-key-service.ts', 'user-sessions.ts', 'policy.ts', 'api-key-routes.ts'],
   // Projects have no service layer: their reads and writes are the functions of these files.
   // settings.ts: changes with their history row; settings-input.ts: what a setting may be.
-  projects: ['projects-sql.ts', 'environments-sql.ts', 'visibility.ts', 'settings.ts', 'settings-input.ts'],
+  // Their routes live in project-settings, above auth, ingest and query, which read projects.
+  projects: ['projects-sql.ts', 'environments-sql.ts', 'settings.ts', 'settings-input.ts'],
   // activity.ts: the journey chart of the web interface; journey-payloads.ts: forensics' reads.
   query: ['details.ts', 'activity.ts', 'journey-payloads.ts', 'journey-read.ts', 'common-trigrams.ts'],
   deletion: ['erasure.ts', 'erasure-input.ts', 'journey-delete.ts', 'range-delete.ts', 'range-dates.ts', 'retention-sweep.ts', 'limits.ts'],
@@ -47,8 +48,8 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   rotation: ['reencrypt.ts', 'key-usage.ts', 'startup-check.ts', 'key-mismatch.ts'],
   // checks.ts: the instance page runs the checks that apply to a running server.
   doctor: ['doctor.ts', 'checks.ts'],
-  // The CLI's context type is what doctor's checks run against.
-  cli: ['context.ts', 'run.ts'],
+  // What a command runs against: the CLI's commands and doctor's run take it.
+  'cli-context': ['context.ts'],
   // ingest-service.ts: ingestEvents, the pipeline every ingestion route feeds (OTLP included).
   // capture-preview.ts: the settings page's preview runs ingestion's own preparation.
   ingest: ['ingest-service.ts', 'received-clock.ts', 'statistics-warmup.ts', 'capture-preview.ts'],
