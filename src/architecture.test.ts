@@ -1,7 +1,7 @@
 // Dependency direction (docs/architecture.md): src/protocol is the kernel the SDK imports
 // unchanged, so it imports nothing outside itself, no Node built-in and no package; the other
 // kernel folders import no capability; a capability imports another only through its public
-// modules, named below.
+// modules, named below; and the folders form a graph without loops.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +38,8 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   auth: ['credentials.ts', 'api-key-service.ts', 'user-sessions.ts', 'policy.ts', 'api-key-routes.ts'],
   // Projects have no service layer: their reads and writes are the functions of these files.
   // settings.ts: changes with their history row; settings-input.ts: what a setting may be.
-  projects: ['projects-sql.ts', 'environments-sql.ts', 'visibility.ts', 'settings.ts', 'settings-input.ts'],
+  // Their routes live in project-settings, above auth, ingest and query, which read projects.
+  projects: ['projects-sql.ts', 'environments-sql.ts', 'settings.ts', 'settings-input.ts'],
   // activity.ts: the journey chart of the web interface; journey-payloads.ts: forensics' reads.
   query: ['details.ts', 'activity.ts', 'journey-payloads.ts', 'journey-read.ts', 'common-trigrams.ts'],
   deletion: ['erasure.ts', 'erasure-input.ts', 'journey-delete.ts', 'range-delete.ts', 'range-dates.ts', 'retention-sweep.ts', 'limits.ts'],
@@ -47,8 +48,8 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   rotation: ['reencrypt.ts', 'key-usage.ts', 'startup-check.ts', 'key-mismatch.ts'],
   // checks.ts: the instance page runs the checks that apply to a running server.
   doctor: ['doctor.ts', 'checks.ts'],
-  // The CLI's context type is what doctor's checks run against.
-  cli: ['context.ts', 'run.ts'],
+  // What a command runs against: the CLI's commands and doctor's run take it.
+  'cli-context': ['context.ts'],
   // ingest-service.ts: ingestEvents, the pipeline every ingestion route feeds (OTLP included).
   // capture-preview.ts: the settings page's preview runs ingestion's own preparation.
   ingest: ['ingest-service.ts', 'received-clock.ts', 'statistics-warmup.ts', 'capture-preview.ts'],
@@ -96,6 +97,90 @@ function directionViolations(): string[] {
   }
   return violations;
 }
+
+/** Folder → the folders it imports, each with one import that makes the edge (for the message). */
+export type FolderGraph = Map<string, Map<string, string>>;
+
+/** The import graph between the top folders of src, production files only. */
+function folderGraph(): FolderGraph {
+  const graph: FolderGraph = new Map();
+  for (const file of productionFiles()) {
+    const from = folderOf(file);
+    if (from === null) continue;
+    for (const specifier of importsOf(readFileSync(join(SRC, file), 'utf8'))) {
+      if (!specifier.startsWith('.')) continue;
+      const target = relative(SRC, resolve(SRC, dirname(file), specifier));
+      const to = folderOf(target);
+      if (to === null || to === from || target.startsWith('..')) continue;
+      const edges = graph.get(from) ?? new Map<string, string>();
+      if (!edges.has(to)) edges.set(to, `${file} imports ${target}`);
+      graph.set(from, edges);
+    }
+  }
+  return graph;
+}
+
+/**
+ * One loop of the graph as the path of its folders, first folder repeated at the end
+ * (['a', 'b', 'a']), or null when there is none. Depth-first search: an edge back to a folder
+ * still on the path closes a loop.
+ */
+export function findCycle(graph: ReadonlyMap<string, ReadonlyMap<string, unknown>>): string[] | null {
+  const done = new Set<string>();
+  const path: string[] = [];
+  const onPath = new Set<string>();
+  const visit = (node: string): string[] | null => {
+    path.push(node);
+    onPath.add(node);
+    for (const next of [...(graph.get(node)?.keys() ?? [])].sort()) {
+      if (onPath.has(next)) return [...path.slice(path.indexOf(next)), next];
+      if (done.has(next)) continue;
+      const found = visit(next);
+      if (found) return found;
+    }
+    path.pop();
+    onPath.delete(node);
+    done.add(node);
+    return null;
+  };
+  for (const node of [...graph.keys()].sort()) {
+    if (done.has(node)) continue;
+    const found = visit(node);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** A loop written out with the import that makes each of its edges. */
+function describeCycle(graph: FolderGraph, cycle: string[]): string {
+  return cycle
+    .slice(0, -1)
+    .map((from, i) => `${from} → ${cycle[i + 1]!} (${graph.get(from)!.get(cycle[i + 1]!)!})`)
+    .join('\n');
+}
+
+describe('folder graph', () => {
+  it('has no loop between folders (type-only imports count)', () => {
+    const graph = folderGraph();
+    const cycle = findCycle(graph);
+    expect(cycle === null ? 'no loop' : describeCycle(graph, cycle)).toBe('no loop');
+  });
+});
+
+describe('findCycle', () => {
+  const graphOf = (edges: Record<string, string[]>) => new Map(Object.entries(edges).map(([from, to]) => [from, new Map(to.map((t) => [t, '']))]));
+
+  it('finds a loop planted in a graph, through any number of folders', () => {
+    expect(findCycle(graphOf({ cli: ['doctor', 'db'], doctor: ['cli'], db: [] }))).toEqual(['cli', 'doctor', 'cli']);
+    const planted = { app: ['auth', 'query'], auth: ['projects', 'db'], projects: ['query'], query: ['auth'], db: [] };
+    expect(findCycle(graphOf(planted))).toEqual(['auth', 'projects', 'query', 'auth']);
+  });
+
+  it('accepts a graph without a loop, shared folders below several included', () => {
+    expect(findCycle(graphOf({ web: ['query', 'auth'], query: ['auth', 'projects'], auth: ['projects'], projects: ['db'], db: [] }))).toBeNull();
+    expect(findCycle(new Map())).toBeNull();
+  });
+});
 
 describe('dependency direction', () => {
   it('no kernel folder imports a capability, no capability imports internals of another', () => {

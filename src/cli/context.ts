@@ -1,28 +1,11 @@
-import { loadConfig, type Config } from '../config/config.ts';
-import { createKeyring, type Keyring } from '../crypto/keyring.ts';
-import type { Pool } from '../db/pool.ts';
+import type { CliContext, CliIo } from '../cli-context/context.ts';
+import { loadConfig } from '../config/config.ts';
+import { createKeyring } from '../crypto/keyring.ts';
 import { openDatabase } from '../runtime/database.ts';
 import { resolveSecrets } from '../runtime/secrets.ts';
 
-export interface CliIo {
-  out(line: string): void;
-  err(line: string): void;
-  /** All of standard input (user:create --password-stdin); absent where there is none. */
-  readStdin?(): Promise<string>;
-}
-
-export interface CliServices {
-  config: Config;
-  pool: Pool;
-  keyring: Keyring;
-}
-
-export interface CliContext {
-  env: Record<string, string | undefined>;
-  io: CliIo;
-  /** Opens the database (reusing a running embedded server) for the command's duration. */
-  withServices<T>(fn: (services: CliServices) => Promise<T>): Promise<T>;
-}
+// The commands take the context's types from here with the exit codes.
+export type { CliContext, CliIo, CliServices } from '../cli-context/context.ts';
 
 /** Command outcomes map to exit codes: 0 done, 1 not fully done, 2 usage error. */
 export const EXIT_OK = 0;

@@ -2,7 +2,7 @@ import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKeyByPrefix } from '../auth/api-key-service.ts';
-import type { CliContext } from '../cli/context.ts';
+import type { CliContext } from '../cli-context/context.ts';
 import { runCli } from '../cli/run.ts';
 import { encryptField } from '../crypto/field-encryption.ts';
 import { createKeyring, type Keyring } from '../crypto/keyring.ts';

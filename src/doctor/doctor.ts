@@ -4,7 +4,7 @@
 // the one to act on.
 
 import { ConfigError } from '../config/config.ts';
-import type { CliContext } from '../cli/context.ts';
+import type { CliContext } from '../cli-context/context.ts';
 import { checkApiKey, checkApiReady, defaultApiUrl } from './api-checks.ts';
 import { checkDatabase, checkKeys, checkMigrations, checkRole, checkSecrets, describeError, type CheckResult } from './checks.ts';
 

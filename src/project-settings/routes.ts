@@ -4,7 +4,7 @@ import { requireAdmin } from '../auth/credentials.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { projectSchema } from '../http/answer-schemas/reads.ts';
 import { defineRoute } from '../http/route-contract.ts';
-import { listProjects } from './projects-sql.ts';
+import { listProjects } from '../projects/projects-sql.ts';
 import { visibleProjectIds } from './visibility.ts';
 
 export function registerProjectRoutes(app: FastifyInstance, auth: AuthContext): void {

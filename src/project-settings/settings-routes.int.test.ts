@@ -10,7 +10,7 @@ import { SAME_ORIGIN, expectCode, makePerson, sessionOf } from '../teams/test-ki
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { runTestCli } from '../../test/helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { MAX_SETTING_ENTRIES, MAX_SETTING_ENTRY_LENGTH } from './settings-input.ts';
+import { MAX_SETTING_ENTRIES, MAX_SETTING_ENTRY_LENGTH } from '../projects/settings-input.ts';
 
 const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
 let db: TestDatabase;

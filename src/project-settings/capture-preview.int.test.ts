@@ -10,8 +10,8 @@ import { testEnvelope } from '../ingest/test-fixtures.ts';
 import { isValidRedactionRule } from '../protocol/redaction/operator-rules.ts';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { updateEnvironment } from './environments-sql.ts';
-import { CAPTURE_MODE_VALUES } from './settings-input.ts';
+import { updateEnvironment } from '../projects/environments-sql.ts';
+import { CAPTURE_MODE_VALUES } from '../projects/settings-input.ts';
 
 const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
 let db: TestDatabase;

@@ -16,10 +16,10 @@ import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { previewEnvelopeCapture, previewStoredCapture } from '../ingest/capture-preview.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { getEventDetail } from '../query/details.ts';
-import { findEnvironment, listEnvironments, recentEvents, type EnvironmentRow } from './environments-sql.ts';
-import { findProjectById, findProjectBySlug } from './projects-sql.ts';
-import { changeEnvironment, createEnvironmentRecorded, createProjectRecorded, renameProjectRecorded } from './settings.ts';
-import { capturePreviewSchema, environmentChangeSchema, newEnvironmentSchema, newProjectSchema, projectRenameSchema } from './settings-input.ts';
+import { findEnvironment, listEnvironments, recentEvents, type EnvironmentRow } from '../projects/environments-sql.ts';
+import { findProjectById, findProjectBySlug } from '../projects/projects-sql.ts';
+import { changeEnvironment, createEnvironmentRecorded, createProjectRecorded, renameProjectRecorded } from '../projects/settings.ts';
+import { capturePreviewSchema, environmentChangeSchema, newEnvironmentSchema, newProjectSchema, projectRenameSchema } from '../projects/settings-input.ts';
 
 export interface SettingsRouteDeps {
   auth: AuthContext;
