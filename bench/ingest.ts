@@ -1,9 +1,11 @@
-// Ingestion benchmark (npm run bench:ingest). For each PostgreSQL (the embedded 17 and Debian's 15
-// at /usr/lib/postgresql/15/bin), it starts a temporary cluster with default settings (fsync on,
-// pg_stat_statements loaded; bench/pg-cluster.ts), builds the app on a real port and measures in
-// one run: 100-event batches of new journeys from 8 clients, interleaved with the raw INSERT
+// Ingestion benchmark (npm run bench:ingest). For Debian's PostgreSQL 15 at /usr/lib/postgresql/15/bin
+// with its default, durable settings (fsync and synchronous commit on), then the same with fsync
+// off as a second column (BENCH_PG=17 adds the embedded 17), it starts a temporary cluster
+// (pg_stat_statements loaded; bench/pg-cluster.ts), builds the app on a real port and measures in
+// one run: 100-event batches of new journeys from 8 clients with the findings analyzer off and on
+// (in the server's process, as src/main.ts runs it), interleaved with the raw INSERT
 // reference of the outside check (4 columns, 100-row INSERTs, 4 connections), a lone batch, the
-// single-event route at 8 and 64 clients, search and list latency while ingest runs at half its
+// single-event route at 8 and 64 clients (analyzer off and on), search and list latency while ingest runs at half its
 // maximum rate, the database's time per statement and the server's CPU per batch by module. The
 // load generator is a child process on the same cores (bench/ingest-load.ts). Prints the figures
 // and replaces the `## Ingestion` section of docs/benchmarks.md (bench/ingest-report.ts).
@@ -12,7 +14,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { type Pool } from '../src/db/pool.ts';
+import { startAnalyzer, type Analyzer } from '../src/findings/analyzer.ts';
+import { createMetrics } from '../src/metrics/metrics.ts';
 import { prepareEvent, type PrepareContext, type PreparedEvent } from '../src/ingest/prepare.ts';
 import { storeEvents } from '../src/ingest/store.ts';
 import { findEnvironment } from '../src/projects/environments-sql.ts';
@@ -40,6 +45,21 @@ const percentile = (values: number[], p: number) => {
 };
 const median = (values: number[]) => percentile(values, 50);
 const eventRate = (r: LoadResult, perRequest: number) => (r.done * perRequest) / (r.elapsedMs / 1000);
+
+/**
+ * Runs `fn` with the findings analyzer working in this (the server's) process, as src/main.ts
+ * starts it; the marks earlier phases left are dropped first, so it works on this phase's journeys only.
+ */
+async function withAnalyzer<T>(server: BenchServer, fn: () => Promise<T>): Promise<T> {
+  await server.pool.query('DELETE FROM journey_findings_pending');
+  const analyzer: Analyzer = startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics() });
+  try {
+    return await fn();
+  } finally {
+    await analyzer.stop();
+    await server.pool.query('DELETE FROM journey_findings_pending');
+  }
+}
 
 /** The outside check's reference: plain 100-row INSERTs of comparable rows, 4 connections. */
 async function rawInsert(pool: Pool, round: number): Promise<number> {
@@ -167,7 +187,7 @@ async function measure(spec: ClusterSpec): Promise<VersionFigures> {
     await inChild({ ...job, warmup: 0, count: COLD_BATCHES });
     await pool.query('ANALYZE');
 
-    const batchRates: number[] = [], rawRates: number[] = [], latencies: number[][] = [];
+    const batchRates: number[] = [], analyzerRates: number[] = [], rawRates: number[] = [], latencies: number[][] = [];
     let profile: unknown = null;
     let statements: Awaited<ReturnType<typeof statementTimes>> = [];
     for (let round = 1; round <= ROUNDS; round++) {
@@ -182,17 +202,20 @@ async function measure(spec: ClusterSpec): Promise<VersionFigures> {
       }
       batchRates.push(eventRate(run.result, BATCH_SIZE));
       latencies.push(run.result.latencies);
+      log(`round ${round}/${ROUNDS}: ${BATCHES} batches with the findings analyzer on ...`);
+      analyzerRates.push(eventRate(await withAnalyzer(server, () => inChild({ ...job, warmup: WARMUP_BATCHES, count: BATCHES })), BATCH_SIZE));
     }
     const batchRate = median(batchRates);
     log(`${BATCHES} batches of 100 new one-event journeys, ${CLIENTS} clients ...`);
     const journeysShape = eventRate(await inChild({ ...job, shape: 'journeys', warmup: WARMUP_BATCHES, count: BATCHES }), BATCH_SIZE);
     log('lone batches ...');
     const lone = await inChild({ ...job, clients: 1, warmup: 10, count: LONE_BATCHES });
-    const single: Array<{ clients: number; rate: number; failures: number }> = [];
+    const single: Array<{ clients: number; rate: number; analyzerRate: number; failures: number }> = [];
     for (const clients of SINGLE_CLIENTS) {
-      log(`single events, ${clients} clients ...`);
+      log(`single events, ${clients} clients, analyzer off and on ...`);
       const r = await inChild({ ...job, mode: 'single', clients, warmup: 200, count: SINGLE_EVENTS });
-      single.push({ clients, rate: eventRate(r, 1), failures: r.failures });
+      const on = await withAnalyzer(server, () => inChild({ ...job, mode: 'single', clients, warmup: 200, count: SINGLE_EVENTS }));
+      single.push({ clients, rate: eventRate(r, 1), analyzerRate: eventRate(on, 1), failures: r.failures + on.failures });
     }
     log('search and list while ingest runs at half its rate ...');
     const probe = makeBatch('probe') as Array<{ event: { entity: { id: string } } }>;
@@ -210,7 +233,7 @@ async function measure(spec: ClusterSpec): Promise<VersionFigures> {
     log('the wide raw INSERT reference of earlier runs ...');
     const wideRaw = await wideRawInsert(pool, timeline.rows);
     return {
-      label: spec.label, version: server.postgresVersion, locale: spec.locale, batchRates, rawRates,
+      label: spec.label, version: server.postgresVersion, locale: spec.locale, batchRates, analyzerRates, rawRates,
       ratio: batchRate / median(rawRates), batchP50: median(latencies.flat()),
       loneP50: median(lone.latencies), loneP99: percentile(lone.latencies, 99), single,
       halfRate: eventRate(background, BATCH_SIZE), searchP95: percentile(measured.latencies.filter((_, i) => i % 2 === 0), 95),
@@ -226,10 +249,11 @@ async function measure(spec: ClusterSpec): Promise<VersionFigures> {
 }
 
 async function main(): Promise<void> {
-  const wanted = (process.env.BENCH_PG ?? '17,15').split(',');
+  const wanted = (process.env.BENCH_PG ?? '15,15-fsync-off').split(',');
   const specs: ClusterSpec[] = [];
-  if (wanted.includes('17')) specs.push({ label: 'embedded PostgreSQL 17', binDir: await embeddedBinDir(), locale: 'C' });
   if (wanted.includes('15')) specs.push({ label: 'Debian PostgreSQL 15', binDir: DEBIAN_15_BIN, locale: 'C.UTF-8' });
+  if (wanted.includes('15-fsync-off')) specs.push({ label: 'Debian PostgreSQL 15, fsync off', binDir: DEBIAN_15_BIN, locale: 'C.UTF-8', settings: ['fsync=off'] });
+  if (wanted.includes('17')) specs.push({ label: 'embedded PostgreSQL 17', binDir: await embeddedBinDir(), locale: 'C' });
   const loadAverage = os.loadavg()[0]!;
   const eventBytes = Buffer.byteLength(JSON.stringify(makeEvent('size', 1, 1)));
   const results: VersionFigures[] = [];
@@ -244,7 +268,7 @@ async function main(): Promise<void> {
   }
   const section = renderSection({ loadAverage, loadAverageAfter: os.loadavg()[0]!, eventBytes, clients: CLIENTS, rounds: ROUNDS, results });
   console.log(`\n${section}`);
-  if (specs.length === 2) writeIngestSection(section);
+  if (wanted.includes('15')) writeIngestSection(section);
 }
 
 await main();
