@@ -157,12 +157,26 @@ describe('stale-tolerant reads and a streaming standby', () => {
     await waitFor('the replica is in use', () => replica.state().inUse);
     const journey = await ingestJourney();
     await waitFor('the standby replays the journey', () => onStandby(journey));
+    // An instance whose last sample said "in sync" (it samples once a minute here) sends the read
+    // to the replica, finds it gone, and answers from the primary.
+    const unaware = createReadReplica({
+      primary,
+      replica: standby,
+      maxLagMs: MAX_LAG_MS,
+      sampleIntervalMs: 60_000,
+      onRoute: (target, reason) => metrics.readsRouted.inc({ target, reason }),
+    });
+    await unaware.sample();
+    expect(unaware.state().inUse).toBe(true);
+    const { app: unawareInstance } = await buildTestApp(primary, { keyring, metrics, readReplica: unaware, config: { readReplicaMaxLagMs: MAX_LAG_MS } });
     await pair.stopStandby();
     try {
-      // Whether the sampler noticed first or the read finds the replica gone, it is answered from the primary.
-      const unavailable = await routed('primary', 'unavailable');
-      expect(await listedIds(app)).toContain(journey);
-      expect(await routed('primary', 'unavailable')).toBeGreaterThan(unavailable);
+      const [inSync, unavailable] = [await routed('replica', 'in_sync'), await routed('primary', 'unavailable')];
+      expect(await listedIds(unawareInstance)).toContain(journey);
+      expect(await routed('replica', 'in_sync')).toBe(inSync + 1);
+      expect(await routed('primary', 'unavailable')).toBe(unavailable + 1);
+      // The failed read marks the replica unavailable at once, without waiting for a sample.
+      expect(unaware.state()).toEqual({ lagMs: null, inUse: false });
       await waitFor('the replica is out of use', () => !replica.state().inUse);
       expect(replica.state().lagMs).toBeNull();
       const later = await routed('primary', 'unavailable');
@@ -173,6 +187,7 @@ describe('stale-tolerant reads and a streaming standby', () => {
       expect((search.json() as { data: { items: Array<{ journeyId: string }> } }).data.items.map((item) => item.journeyId)).toEqual([journey]);
       expect(await metrics.registry.metrics()).toMatch(/^service_read_replica_lag_seconds -1$/m);
     } finally {
+      await unawareInstance.close();
       await pair.startStandby();
     }
     await waitFor('the replica is in use again', () => replica.state().inUse);
