@@ -35,6 +35,8 @@ export interface PatroniNode {
 export interface JtraceInstance {
   roles: string;
   port: number;
+  /** Its metrics listener (METRICS_PORT). */
+  metricsPort: number;
   process: ChildProcess | null;
 }
 
@@ -58,6 +60,10 @@ export interface Topology {
   /** The cluster as Patroni reports it: member name to role and state. */
   members(): Promise<Array<{ name: string; role: string; state: string }>>;
   startInstance(instance: JtraceInstance): Promise<void>;
+  /** One more jtrace instance on the same database (not behind HAProxy), started. */
+  addInstance(roles: string, env?: Record<string, string>): Promise<JtraceInstance>;
+  /** A superuser URL of one node, bypassing HAProxy (to pause a replica's replay, say). */
+  nodeUrl(node: PatroniNode): string;
   stop(): Promise<void>;
 }
 
@@ -139,7 +145,7 @@ export async function startTopology(options: { instances?: Array<{ roles: string
   const ports = { primary: await freePort(), replica: await freePort(), jtrace: await freePort() };
   const instances: JtraceInstance[] = [];
   for (const spec of options.instances ?? [{ roles: 'api,ingest' }, { roles: 'api,ingest' }, { roles: 'worker' }]) {
-    instances.push({ roles: spec.roles, port: await freePort(), process: null });
+    instances.push({ roles: spec.roles, port: await freePort(), metricsPort: await freePort(), process: null });
   }
   const server = (prefix: string, port: number, check: number | null, i: number) => `  server ${prefix}${i + 1} 127.0.0.1:${port}${check === null ? ' check' : ` check port ${check}`}`;
   const haproxyConfig = path.join(dir, 'haproxy.cfg');
@@ -161,12 +167,15 @@ export async function startTopology(options: { instances?: Array<{ roles: string
   const primaryUrl = `postgres://${APP_ROLE}:${APP_PASSWORD}@127.0.0.1:${ports.primary}/jtrace`;
   const replicaUrl = `postgres://${APP_ROLE}:${APP_PASSWORD}@127.0.0.1:${ports.replica}/jtrace`;
 
+  const extraEnv = new Map<JtraceInstance, Record<string, string>>();
   const startInstance = async (instance: JtraceInstance) => {
     instance.process = spawnLogged(process.execPath, ['--import', 'tsx', 'src/main.ts'], path.join(dir, `jtrace-${instance.port}.log`), {
       cwd: REPOSITORY,
       env: {
         PATH: process.env.PATH ?? '', DATABASE_URL: primaryUrl, ADMIN_TOKEN, ENCRYPTION_KEY, HOST: '127.0.0.1',
-        PORT: String(instance.port), LOG_LEVEL: 'warn', JTRACE_ROLES: instance.roles, ...options.env,
+        PORT: String(instance.port), LOG_LEVEL: 'warn', JTRACE_ROLES: instance.roles, METRICS_PORT: String(instance.metricsPort),
+        // Stale-tolerant reads go to a streaming standby through HAProxy's replica port.
+        DATABASE_READ_URL: replicaUrl, ...options.env, ...extraEnv.get(instance),
       },
     });
     await waitFor(`jtrace on ${instance.port}`, async () => (await status(`http://127.0.0.1:${instance.port}/health`)) === 200, 60_000);
@@ -208,6 +217,14 @@ export async function startTopology(options: { instances?: Array<{ roles: string
       return [];
     },
     startInstance,
+    async addInstance(roles, env = {}) {
+      const instance: JtraceInstance = { roles, port: await freePort(), metricsPort: await freePort(), process: null };
+      instances.push(instance);
+      extraEnv.set(instance, env);
+      await startInstance(instance);
+      return instance;
+    },
+    nodeUrl: (node) => `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${node.pgPort}/jtrace`,
     async stop() {
       for (const instance of instances) instance.process?.kill('SIGKILL');
       for (const node of nodes) node.process?.kill('SIGTERM');
