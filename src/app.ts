@@ -8,7 +8,7 @@ import type { Config, InstanceRole } from './config/config.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import type { Pool } from './db/pool.ts';
 import type { ReadReplica } from './db/read-replica.ts';
-import { primaryReads, registerReadRouting, type StaleReads } from './http/read-routing.ts';
+import { registerReadRouting, type StaleReads } from './http/read-routing.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import type { BuildInfo } from './health/build-info.ts';
 import { registerBodyParsers } from './http/body-parsers.ts';
@@ -113,10 +113,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => stopWriteChecks());
 
   trackRoutes(app);
-  // Search, lists, the activity chart, findings summaries and the audit log may read a replica in sync.
-  const staleReads: StaleReads = deps.readReplica
+  // Search, lists, the activity chart, findings summaries and the audit log may read a replica in
+  // sync; without one each route reads where it always did.
+  const staleReads: StaleReads | undefined = deps.readReplica
     ? registerReadRouting(app, { replica: deps.readReplica, maxLagMs: deps.config.readReplicaMaxLagMs, now: deps.now ?? Date.now })
-    : primaryReads(deps.pool);
+    : undefined;
   const readReplica = deps.readReplica;
   if (readReplica) deps.metrics.setReadReplicaState(() => readReplica.state());
   registerBodyParsers(app);

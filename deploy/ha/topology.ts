@@ -57,6 +57,11 @@ export interface Topology {
   startNode(node: PatroniNode): void;
   /** `patronictl switchover` to the candidate, as an operator plans one. */
   switchover(candidate: PatroniNode): void;
+  /**
+   * `patronictl pause` / `resume`: Patroni's maintenance mode. Outside it Patroni resumes a
+   * standby's paused WAL replay within a loop (it takes a pause for a parameter problem).
+   */
+  maintenance(on: boolean): void;
   /** The cluster as Patroni reports it: member name to role and state. */
   members(): Promise<Array<{ name: string; role: string; state: string }>>;
   startInstance(instance: JtraceInstance): Promise<void>;
@@ -137,6 +142,13 @@ export async function startTopology(options: { instances?: Array<{ roles: string
     nodes.push(node);
   }
   const patroniEnv = { ...process.env, HOME: dir };
+  const patronictl = (node: PatroniNode, args: string[]) => {
+    const argv = ['-c', node.config, ...args];
+    const result = asPostgres
+      ? spawnSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', 'patronictl', ...argv], { encoding: 'utf8', env: patroniEnv })
+      : spawnSync('patronictl', argv, { encoding: 'utf8', env: patroniEnv });
+    if (result.status !== 0) throw new Error(`patronictl ${args[0]} failed: ${result.stderr}${result.stdout}`);
+  };
   const startNode = (node: PatroniNode) => {
     node.process = spawnLogged('patroni', [node.config], path.join(dir, `${node.name}.log`), { env: patroniEnv, postgres: true });
   };
@@ -199,11 +211,10 @@ export async function startTopology(options: { instances?: Array<{ roles: string
     startNode,
     switchover(candidate) {
       const current = nodes.find((node) => node.name !== candidate.name && node.process !== null)!;
-      const argv = ['-c', current.config, 'switchover', '--candidate', candidate.name, '--force'];
-      const result = asPostgres
-        ? spawnSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', 'patronictl', ...argv], { encoding: 'utf8', env: patroniEnv })
-        : spawnSync('patronictl', argv, { encoding: 'utf8', env: patroniEnv });
-      if (result.status !== 0) throw new Error(`patronictl switchover failed: ${result.stderr}${result.stdout}`);
+      patronictl(current, ['switchover', '--candidate', candidate.name, '--force']);
+    },
+    maintenance(on) {
+      patronictl(nodes.find((node) => node.process !== null)!, [on ? 'pause' : 'resume', '--wait']);
     },
     async members() {
       for (const node of nodes) {

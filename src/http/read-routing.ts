@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Pool, Queryable } from '../db/pool.ts';
+import type { Queryable } from '../db/pool.ts';
 import type { ReadReplica } from '../db/read-replica.ts';
 
 /**
@@ -8,9 +8,6 @@ import type { ReadReplica } from '../db/read-replica.ts';
  * replicas"). Every other read stays on the primary.
  */
 export type StaleReads = (request: FastifyRequest) => Queryable;
-
-/** Without a replica every read goes to the primary. */
-export const primaryReads = (pool: Pool): StaleReads => () => pool;
 
 /**
  * Set on the answer to a write, so that the same browser or client reads from the primary for a

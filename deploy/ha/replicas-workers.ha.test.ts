@@ -3,10 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEnvelope } from '../../src/ingest/test-fixtures.ts';
 import { createProjectKey, startLoad, statusCounts } from './load.ts';
 import { metricValue, scrape } from './metrics.ts';
-import { sleep, startTopology, waitFor, type JtraceInstance, type Topology } from './topology.ts';
+import { ADMIN_TOKEN, sleep, startTopology, waitFor, type JtraceInstance, type Topology } from './topology.ts';
+import { startWebhookReceiver } from './webhook-receiver.ts';
+import { journeysWithLostPhone, outbox, pendingJourneys, streamLosingJourneys } from './worker-kill.ts';
 
 /**
- * Scenario 5 of docs/deployment.md: the replicas' replay is paused while clients write. The
+ * Scenario 5 of docs/deployment.md, "lagging replica": the replicas' replay is paused (Patroni in
+ * maintenance mode) while clients write. The
  * `api,ingest` instances read search and lists from HAProxy's replica port while it is in sync;
  * once its lag passes READ_REPLICA_MAX_LAG_MS they read the primary (a journey just written is
  * found), the metrics say so, and after the replay resumes reads go back to the replica.
@@ -17,7 +20,8 @@ let apiKey: string;
 let apiInstances: JtraceInstance[];
 
 beforeAll(async () => {
-  topology = await startTopology();
+  // The scenario's webhook receiver listens on loopback.
+  topology = await startTopology({ env: { ALERT_ALLOWED_HOSTS: '127.0.0.1' } });
   apiKey = createProjectKey(topology.primaryUrl, 'replica-lag');
   apiInstances = topology.instances.filter((i) => i.roles !== 'worker');
 });
@@ -82,6 +86,8 @@ describe('a lagging replica', () => {
       await waitFor('the journey found', () => found(first), 10_000);
       expect(await routedTotal('replica', 'in_sync')).toBeGreaterThan(before);
 
+      // Maintenance mode first: Patroni would resume the replay otherwise.
+      topology.maintenance(true);
       const pausedAt = Date.now();
       const paused = await onReplicas('SELECT pg_wal_replay_pause()');
       expect(paused.length).toBeGreaterThan(0);
@@ -99,6 +105,7 @@ describe('a lagging replica', () => {
       await onReplicas('SELECT pg_wal_replay_resume()');
       await waitFor('both instances back on the replica', () => allInstances(inUse), 30_000);
       const backOnReplicaMs = Date.now() - resumedAt;
+      topology.maintenance(false);
       const back = await routedTotal('replica', 'in_sync');
       const last = await writeJourney();
       await waitFor('the journey found on the replica', () => found(last), 10_000);
@@ -109,7 +116,75 @@ describe('a lagging replica', () => {
       expect(load.answers.filter((a) => a.status !== 202 && a.status !== 503)).toEqual([]);
     } finally {
       await onReplicas('SELECT pg_wal_replay_resume()').catch(() => undefined);
+      try {
+        topology.maintenance(false);
+      } catch {
+        // Already out of maintenance mode.
+      }
       await load.stop().catch(() => undefined);
+    }
+  });
+});
+
+describe('a worker killed mid-analysis and mid-delivery', () => {
+  it('another worker takes over, no finding is lost, a delivery repeats only after its claim lapsed and carries its id', async () => {
+    const slug = 'worker-kill';
+    const key = createProjectKey(topology.primaryUrl, slug);
+    const receiver = await startWebhookReceiver({ holdFirstMs: 8_000 });
+    try {
+      const rule = await fetch(`${topology.jtraceUrl}/v1/projects/${slug}/alert-rules`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: JSON.stringify({ name: 'Lost phone', kind: 'lost', path: 'customer.phone', environment: 'production', channel: { type: 'webhook', url: receiver.url } }),
+      });
+      expect(rule.status).toBe(201);
+      const first = topology.instances.find((i) => i.roles === 'worker')!;
+      // The second worker waits as a standby: the first holds the job locks.
+      const second = await topology.addInstance('worker');
+      const stream = streamLosingJourneys(topology.jtraceUrl, key);
+      let killedAt = 0;
+      let takeoverMs = 0;
+      try {
+        await waitFor('the first worker analysing', async () => (metricValue(await scrape(first), 'service_findings_analyzer_batches_total') ?? 0) > 0, 60_000);
+        // Mid-delivery: the receiver holds the first attempt unanswered; mid-analysis: journeys keep coming.
+        await waitFor('a delivery in flight', async () => receiver.deliveries.length > 0, 120_000);
+        expect(metricValue(await scrape(second), 'service_findings_analyzer_batches_total')).toBe(0);
+        expect(await pendingJourneys(topology.primaryUrl)).toBeGreaterThan(0);
+        killedAt = Date.now();
+        first.process!.kill('SIGKILL');
+        await waitFor('the second worker analysing', async () => (metricValue(await scrape(second), 'service_findings_analyzer_batches_total') ?? 0) > 0, 60_000);
+        takeoverMs = Date.now() - killedAt;
+      } finally {
+        await sleep(3_000);
+        await stream.stop();
+      }
+      await waitFor('every journey analysed', async () => (await pendingJourneys(topology.primaryUrl)) === 0, 120_000);
+      const analysed = await journeysWithLostPhone(topology.primaryUrl, stream.acknowledged);
+
+      // The delivery cut by the kill is sent again once its claim (10 s deadline + 1 min) lapses.
+      const inFlight = receiver.deliveries[0]!.id;
+      await waitFor('the cut delivery sent again', async () => (receiver.countsById().get(inFlight) ?? 0) >= 2, 150_000);
+      await waitFor('every notification sent', async () => (await outbox(topology.primaryUrl)).every((n) => n.status === 'sent'), 120_000);
+      const repeatAfterMs = receiver.deliveries.filter((d) => d.id === inFlight)[1]!.receivedAt - receiver.deliveries[0]!.receivedAt;
+      console.log(JSON.stringify({
+        scenario: 'worker killed', takeoverMs, journeys: stream.acknowledged.length, analysed, repeatAfterMs,
+        deliveries: receiver.deliveries.length, ids: receiver.countsById().size, refused: Object.fromEntries(stream.refused),
+      }));
+      expect(stream.acknowledged.length).toBeGreaterThan(0);
+      expect(analysed).toBe(stream.acknowledged.length);
+      expect(takeoverMs).toBeLessThan(30_000);
+      // Every delivery names its notification, in the header and the body alike.
+      for (const delivery of receiver.deliveries) {
+        expect(delivery.id).toMatch(/^[0-9a-f-]{36}$/);
+        expect(delivery.bodyId).toBe(delivery.id);
+      }
+      // Only the delivery in flight at the kill came twice, and not before its claim lapsed.
+      const repeated = [...receiver.countsById()].filter(([, n]) => n > 1);
+      expect(repeated).toEqual([[inFlight, 2]]);
+      expect(repeatAfterMs).toBeGreaterThanOrEqual(60_000);
+      expect(repeatAfterMs).toBeLessThan(120_000);
+      expect(new Set((await outbox(topology.primaryUrl)).map((n) => n.id))).toEqual(new Set(receiver.countsById().keys()));
+    } finally {
+      await receiver.close();
     }
   });
 });
