@@ -29,10 +29,23 @@ export async function startStreamingPair(): Promise<StreamingPair> {
   const root = mkdtempSync(path.join(tmpdir(), 'jtrace-replica-'));
   // Run as root, the clusters belong to the postgres OS user, who must be able to reach them.
   chmodSync(root, 0o711);
+  const started: EmbeddedDatabase[] = [];
+  try {
+    return await startPair(root, started);
+  } catch (error) {
+    // Nothing is left running or on disk when the set-up fails half-way.
+    for (const cluster of started) await cluster.stop().catch(() => undefined);
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function startPair(root: string, started: EmbeddedDatabase[]): Promise<StreamingPair> {
   const primaryDir = path.join(root, 'primary');
   const standbyDir = path.join(root, 'standby');
   const primaryPort = await freePort();
   let primary: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir: primaryDir, port: primaryPort });
+  started.push(primary);
   const admin = new pg.Client(primary.url);
   await admin.connect();
   await admin.query(`CREATE DATABASE ${DATABASE}`);
@@ -52,10 +65,12 @@ export async function startStreamingPair(): Promise<StreamingPair> {
     `primary_conninfo = 'host=127.0.0.1 port=${primaryPort} user=jtrace password=${decodeURIComponent(password)} application_name=standby'\n`,
   );
   primary = await startEmbeddedPostgres({ dataDir: primaryDir, port: primaryPort });
+  started.push(primary);
   const standbyPort = await freePort();
   let standby: EmbeddedDatabase | null = null;
   const startStandby = async () => {
     standby = await startEmbeddedPostgres({ dataDir: standbyDir, port: standbyPort });
+    started.push(standby);
   };
   await startStandby();
   const standbyUrl = withDatabase(standby!.url);
