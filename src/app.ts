@@ -7,6 +7,8 @@ import { VerifiedApiKeys } from './auth/verified-api-keys.ts';
 import type { Config, InstanceRole } from './config/config.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import type { Pool } from './db/pool.ts';
+import type { ReadReplica } from './db/read-replica.ts';
+import { registerReadRouting, type StaleReads } from './http/read-routing.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import type { BuildInfo } from './health/build-info.ts';
 import { registerBodyParsers } from './http/body-parsers.ts';
@@ -60,6 +62,8 @@ export interface AppDeps {
   webRoot?: string;
   /** How long a batch's preparation runs before it hands the event loop back (ingest-service's default when omitted). */
   ingestPrepareSliceMs?: number;
+  /** DATABASE_READ_URL's standby and its lag sampler (started by the caller); absent: every read on the primary. */
+  readReplica?: ReadReplica;
 }
 
 /** Longest encoded path parameter the API accepts (section 8): longer is 414. */
@@ -109,6 +113,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => stopWriteChecks());
 
   trackRoutes(app);
+  // Search, lists, the activity chart, findings summaries and the audit log may read a replica in
+  // sync; without one each route reads where it always did.
+  const staleReads: StaleReads | undefined = deps.readReplica
+    ? registerReadRouting(app, { replica: deps.readReplica, maxLagMs: deps.config.readReplicaMaxLagMs, now: deps.now ?? Date.now })
+    : undefined;
+  const readReplica = deps.readReplica;
+  if (readReplica) deps.metrics.setReadReplicaState(() => readReplica.state());
   registerBodyParsers(app);
   registerErrorHandling(app);
 
@@ -230,16 +241,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The same registrations serve /v1 (bearer credentials) and /ui/api/v1 (the session cookie).
   const registerApiRoutes = (scope: FastifyInstance, scopeAuth: AuthContext) => {
     registerProjectRoutes(scope, scopeAuth);
-    registerReadRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, commonTrigrams });
+    registerReadRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, commonTrigrams, staleReads });
     registerForensicsRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, work: forensicWork });
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
-    registerFindingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, metrics: deps.metrics });
+    registerFindingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, metrics: deps.metrics, staleReads });
     registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerInvitationRoutes(scope, { auth: scopeAuth, pool: deps.pool });
     registerApiKeyRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, defaultRetentionDays: deps.config.defaultRetentionDays });
-    registerAuditTrailRoutes(scope, { auth: scopeAuth });
+    registerAuditTrailRoutes(scope, { auth: scopeAuth, staleReads });
     registerSettingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, allowFullPayloadCapture: deps.config.allowFullPayloadCapture, maxEventPayloadBytes: deps.config.maxEventPayloadBytes, defaultRetentionDays: deps.config.defaultRetentionDays });
     registerInstanceRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, build: deps.build, otlpEnabled: deps.config.otlpEnabled, allowFullPayloadCapture: deps.config.allowFullPayloadCapture });
   };
@@ -251,6 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keyring: deps.keyring,
     replay,
     commonTrigrams,
+    staleReads,
     webRoot: deps.webRoot ?? null,
     oidc: deps.config.oidc,
     registerApiRoutes,

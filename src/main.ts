@@ -5,6 +5,8 @@ import { ConfigError, loadConfig } from './config/config.ts';
 import { loadHttpLimits } from './config/http-limits.ts';
 import { createKeyring } from './crypto/keyring.ts';
 import { migrate } from './db/migrate.ts';
+import { createPool } from './db/pool.ts';
+import { createReadReplica } from './db/read-replica.ts';
 import { APPLICATION_ROLE_FIX, connectsAsSuperuser } from './db/role.ts';
 import { startRetentionSweeper } from './deletion/retention-sweep.ts';
 import { startEventPartitionUpkeep } from './db/event-partitions.ts';
@@ -62,6 +64,22 @@ async function main(): Promise<void> {
     logger.warn('ENCRYPTION_KEY has been replaced by a newer key: erasures answer 503 key_superseded; restart with the new ENCRYPTION_KEY and this one as ENCRYPTION_KEY_PREVIOUS');
   }
   const metrics = createMetrics(database.pool);
+  // Stale-tolerant reads may go to a standby (docs/deployment.md, "Read replicas"). A replica that
+  // does not answer within 2 s is given up for the primary: a read never waits on it for long.
+  const replicaPool = config.databaseReadUrl === null ? null : createPool({
+    connectionString: config.databaseReadUrl,
+    max: config.poolMax,
+    statementTimeoutMs: config.statementTimeoutMs,
+    applicationName: 'jtrace-server-reads',
+    connectionTimeoutMs: 2_000,
+  });
+  const readReplica = replicaPool === null ? null : createReadReplica({
+    primary: database.pool,
+    replica: replicaPool,
+    maxLagMs: config.readReplicaMaxLagMs,
+    onRoute: (target, reason) => metrics.readsRouted.inc({ target, reason }),
+  });
+  readReplica?.start();
   const app = await buildApp({
     config: effectiveConfig,
     pool: database.pool,
@@ -72,6 +90,7 @@ async function main(): Promise<void> {
     build: readBuildInfo(),
     httpLimits,
     webRoot: WEB_ROOT,
+    ...(readReplica === null ? {} : { readReplica }),
   });
   // An instance runs only the jobs of its roles (JTRACE_ROLES, docs/deployment.md).
   const worker = config.roles.includes('worker');
@@ -126,6 +145,8 @@ async function main(): Promise<void> {
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
       await Promise.all([app.close(), sweeper?.stop(), partitionUpkeep?.stop(), analyzer?.stop(), alerts?.stop(), unreadableCheck, roleCheck]);
+      await readReplica?.stop();
+      await replicaPool?.end();
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');

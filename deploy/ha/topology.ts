@@ -35,6 +35,8 @@ export interface PatroniNode {
 export interface JtraceInstance {
   roles: string;
   port: number;
+  /** Its metrics listener (METRICS_PORT). */
+  metricsPort: number;
   process: ChildProcess | null;
 }
 
@@ -55,9 +57,18 @@ export interface Topology {
   startNode(node: PatroniNode): void;
   /** `patronictl switchover` to the candidate, as an operator plans one. */
   switchover(candidate: PatroniNode): void;
+  /**
+   * `patronictl pause` / `resume`: Patroni's maintenance mode. Outside it Patroni resumes a
+   * standby's paused WAL replay within a loop (it takes a pause for a parameter problem).
+   */
+  maintenance(on: boolean): void;
   /** The cluster as Patroni reports it: member name to role and state. */
   members(): Promise<Array<{ name: string; role: string; state: string }>>;
   startInstance(instance: JtraceInstance): Promise<void>;
+  /** One more jtrace instance on the same database (not behind HAProxy), started. */
+  addInstance(roles: string, env?: Record<string, string>): Promise<JtraceInstance>;
+  /** A superuser URL of one node, bypassing HAProxy (to pause a replica's replay, say). */
+  nodeUrl(node: PatroniNode): string;
   stop(): Promise<void>;
 }
 
@@ -131,6 +142,13 @@ export async function startTopology(options: { instances?: Array<{ roles: string
     nodes.push(node);
   }
   const patroniEnv = { ...process.env, HOME: dir };
+  const patronictl = (node: PatroniNode, args: string[]) => {
+    const argv = ['-c', node.config, ...args];
+    const result = asPostgres
+      ? spawnSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', 'patronictl', ...argv], { encoding: 'utf8', env: patroniEnv })
+      : spawnSync('patronictl', argv, { encoding: 'utf8', env: patroniEnv });
+    if (result.status !== 0) throw new Error(`patronictl ${args[0]} failed: ${result.stderr}${result.stdout}`);
+  };
   const startNode = (node: PatroniNode) => {
     node.process = spawnLogged('patroni', [node.config], path.join(dir, `${node.name}.log`), { env: patroniEnv, postgres: true });
   };
@@ -139,7 +157,7 @@ export async function startTopology(options: { instances?: Array<{ roles: string
   const ports = { primary: await freePort(), replica: await freePort(), jtrace: await freePort() };
   const instances: JtraceInstance[] = [];
   for (const spec of options.instances ?? [{ roles: 'api,ingest' }, { roles: 'api,ingest' }, { roles: 'worker' }]) {
-    instances.push({ roles: spec.roles, port: await freePort(), process: null });
+    instances.push({ roles: spec.roles, port: await freePort(), metricsPort: await freePort(), process: null });
   }
   const server = (prefix: string, port: number, check: number | null, i: number) => `  server ${prefix}${i + 1} 127.0.0.1:${port}${check === null ? ' check' : ` check port ${check}`}`;
   const haproxyConfig = path.join(dir, 'haproxy.cfg');
@@ -161,12 +179,15 @@ export async function startTopology(options: { instances?: Array<{ roles: string
   const primaryUrl = `postgres://${APP_ROLE}:${APP_PASSWORD}@127.0.0.1:${ports.primary}/jtrace`;
   const replicaUrl = `postgres://${APP_ROLE}:${APP_PASSWORD}@127.0.0.1:${ports.replica}/jtrace`;
 
+  const extraEnv = new Map<JtraceInstance, Record<string, string>>();
   const startInstance = async (instance: JtraceInstance) => {
     instance.process = spawnLogged(process.execPath, ['--import', 'tsx', 'src/main.ts'], path.join(dir, `jtrace-${instance.port}.log`), {
       cwd: REPOSITORY,
       env: {
         PATH: process.env.PATH ?? '', DATABASE_URL: primaryUrl, ADMIN_TOKEN, ENCRYPTION_KEY, HOST: '127.0.0.1',
-        PORT: String(instance.port), LOG_LEVEL: 'warn', JTRACE_ROLES: instance.roles, ...options.env,
+        PORT: String(instance.port), LOG_LEVEL: 'warn', JTRACE_ROLES: instance.roles, METRICS_PORT: String(instance.metricsPort),
+        // Stale-tolerant reads go to a streaming standby through HAProxy's replica port.
+        DATABASE_READ_URL: replicaUrl, ...options.env, ...extraEnv.get(instance),
       },
     });
     await waitFor(`jtrace on ${instance.port}`, async () => (await status(`http://127.0.0.1:${instance.port}/health`)) === 200, 60_000);
@@ -190,11 +211,10 @@ export async function startTopology(options: { instances?: Array<{ roles: string
     startNode,
     switchover(candidate) {
       const current = nodes.find((node) => node.name !== candidate.name && node.process !== null)!;
-      const argv = ['-c', current.config, 'switchover', '--candidate', candidate.name, '--force'];
-      const result = asPostgres
-        ? spawnSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', 'patronictl', ...argv], { encoding: 'utf8', env: patroniEnv })
-        : spawnSync('patronictl', argv, { encoding: 'utf8', env: patroniEnv });
-      if (result.status !== 0) throw new Error(`patronictl switchover failed: ${result.stderr}${result.stdout}`);
+      patronictl(current, ['switchover', '--candidate', candidate.name, '--force']);
+    },
+    maintenance(on) {
+      patronictl(nodes.find((node) => node.process !== null)!, [on ? 'pause' : 'resume', '--wait']);
     },
     async members() {
       for (const node of nodes) {
@@ -208,6 +228,14 @@ export async function startTopology(options: { instances?: Array<{ roles: string
       return [];
     },
     startInstance,
+    async addInstance(roles, env = {}) {
+      const instance: JtraceInstance = { roles, port: await freePort(), metricsPort: await freePort(), process: null };
+      instances.push(instance);
+      extraEnv.set(instance, env);
+      await startInstance(instance);
+      return instance;
+    },
+    nodeUrl: (node) => `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${node.pgPort}/jtrace`,
     async stop() {
       for (const instance of instances) instance.process?.kill('SIGKILL');
       for (const node of nodes) node.process?.kill('SIGTERM');

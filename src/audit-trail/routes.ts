@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireAdmin, type AuthContext } from '../auth/credentials.ts';
 import { auditEntrySchema } from '../http/answer-schemas/audit.ts';
 import { dataOf, pageOf } from '../http/answers.ts';
+import type { StaleReads } from '../http/read-routing.ts';
 import { parseLimit } from '../http/query.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import { readTrailForExport, readTrailPage, trailScope, MAX_EXPORT_ROWS } from './audit-trail.ts';
@@ -10,6 +11,8 @@ import { AUDIT_QUERY, decodeAuditCursor, parseAuditFilters } from './filters.ts'
 
 export interface AuditTrailRouteDeps {
   auth: AuthContext;
+  /** The audit log tolerates a little staleness: a replica in sync may answer it. */
+  staleReads?: StaleReads;
 }
 
 /** The audit log and its CSV export: project admins (their projects), owners and the admin token. */
@@ -32,7 +35,7 @@ export function registerAuditTrailRoutes(app: FastifyInstance, deps: AuditTrailR
       const limit = parseLimit(query.limit);
       const after = decodeAuditCursor(query.cursor);
       const scope = await trailScope(request, deps.auth, credential, filters);
-      return { data: await readTrailPage(deps.auth.db, scope, filters, after, limit) };
+      return { data: await readTrailPage(deps.staleReads?.(request) ?? deps.auth.db, scope, filters, after, limit) };
     },
   });
 
@@ -49,7 +52,7 @@ export function registerAuditTrailRoutes(app: FastifyInstance, deps: AuditTrailR
     handler: async (request, reply, { credential, query }) => {
       const filters = parseAuditFilters(query);
       const scope = await trailScope(request, deps.auth, credential, filters);
-      const { entries, truncated } = await readTrailForExport(deps.auth.db, scope, filters);
+      const { entries, truncated } = await readTrailForExport(deps.staleReads?.(request) ?? deps.auth.db, scope, filters);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="jtrace-audit-log.csv"')

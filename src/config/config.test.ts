@@ -58,6 +58,8 @@ describe('loadConfig defaults', () => {
     const expected: Config = {
       roles: ['api', 'ingest', 'worker'],
       databaseUrl: null,
+      databaseReadUrl: null,
+      readReplicaMaxLagMs: 1000,
       host: '127.0.0.1',
       port: 8080,
       metricsHost: '127.0.0.1',
@@ -94,6 +96,8 @@ describe('loadConfig defaults', () => {
   it('reads every variable when set', () => {
     const config = loadConfig({
       DATABASE_URL: DB,
+      DATABASE_READ_URL: 'postgres://reader@replica:5433/jtrace',
+      READ_REPLICA_MAX_LAG_MS: '250',
       HOST: '0.0.0.0',
       PORT: '9000',
       METRICS_HOST: '10.0.0.5',
@@ -127,6 +131,8 @@ describe('loadConfig defaults', () => {
     expect(config).toEqual({
       roles: ['api', 'worker'],
       databaseUrl: DB,
+      databaseReadUrl: 'postgres://reader@replica:5433/jtrace',
+      readReplicaMaxLagMs: 250,
       host: '0.0.0.0',
       port: 9000,
       metricsHost: '10.0.0.5',
@@ -162,6 +168,8 @@ describe('loadConfig defaults', () => {
   it('treats a blank value as unset, for every variable', () => {
     const names = [
       'DATABASE_URL',
+      'DATABASE_READ_URL',
+      'READ_REPLICA_MAX_LAG_MS',
       'HOST',
       'PORT',
       'METRICS_HOST',
@@ -337,6 +345,28 @@ describe('loadConfig booleans, log level, database URL', () => {
       'DATABASE_URL',
     );
     expectNoSecret(error, 'hunter2-password');
+  });
+
+  it('refuses a DATABASE_READ_URL that is not a postgres URL, without quoting its password', () => {
+    const error = configError(
+      { DATABASE_URL: DB, DATABASE_READ_URL: 'http://user:hunter2-password@replica/x', ADMIN_TOKEN: ADMIN, ENCRYPTION_KEY: KEY },
+      'DATABASE_READ_URL',
+    );
+    expectNoSecret(error, 'hunter2-password');
+  });
+
+  it('refuses DATABASE_READ_URL without DATABASE_URL: the embedded database has no replica', () => {
+    const error = configError({ DATABASE_READ_URL: 'postgres://reader@replica/jtrace' }, 'DATABASE_READ_URL');
+    expect(error.message).toMatch(/DATABASE_URL/);
+  });
+
+  it.each(['-1', '-500', '1.5', 'soon', '3600001'])('refuses READ_REPLICA_MAX_LAG_MS=%j, naming the variable', (value) => {
+    const error = configError({ READ_REPLICA_MAX_LAG_MS: value }, 'READ_REPLICA_MAX_LAG_MS');
+    expect(error.message).toMatch(/whole number from 0 to 3600000/);
+  });
+
+  it('accepts READ_REPLICA_MAX_LAG_MS=0: only a replica that has replayed everything is read', () => {
+    expect(loadConfig({ READ_REPLICA_MAX_LAG_MS: '0' }).readReplicaMaxLagMs).toBe(0);
   });
 
   it('accepts postgres:// and postgresql:// URLs', () => {

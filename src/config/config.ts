@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_READ_REPLICA_MAX_LAG_MS } from '../db/read-replica.ts';
 import { MAX_BATCH_EVENTS } from '../protocol/limits.ts';
 import { ENCRYPTION_KEY_RULE, MIN_ADMIN_TOKEN_LENGTH, weakAdminTokenReason, weakEncryptionKeyReason } from './secret-rules.ts';
 
@@ -45,6 +46,10 @@ export interface Config {
   /** JTRACE_ROLES: what this instance serves and runs; all three by default. */
   roles: readonly InstanceRole[];
   databaseUrl: string | null;
+  /** DATABASE_READ_URL: a streaming standby for reads that tolerate a little staleness; null when unset. */
+  databaseReadUrl: string | null;
+  /** READ_REPLICA_MAX_LAG_MS: stale-tolerant reads use the replica while its lag is at most this. */
+  readReplicaMaxLagMs: number;
   host: string;
   port: number;
   /** The metrics listener's own address: loopback unless chosen, whatever HOST is. */
@@ -125,6 +130,9 @@ const text = () => z.string().optional();
 /** The environment variables jtrace reads, each with its default; add a new variable here. */
 const VARIABLES = {
   DATABASE_URL: variable(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL').optional()),
+  DATABASE_READ_URL: variable(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL of a streaming standby').optional()),
+  // A second by default: search and lists may lag that much, never more (docs/deployment.md).
+  READ_REPLICA_MAX_LAG_MS: variable(wholeNumber(0, 3_600_000).default(DEFAULT_READ_REPLICA_MAX_LAG_MS)),
   HOST: variable(z.string().default('127.0.0.1')),
   PORT: variable(port().default(8080)),
   METRICS_HOST: variable(z.string().default('127.0.0.1')),
@@ -293,6 +301,8 @@ export function loadConfig(env: Env, options: { requireAdminToken?: boolean } = 
   return {
     roles: parseRoles(vars.JTRACE_ROLES),
     databaseUrl: vars.DATABASE_URL ?? null,
+    databaseReadUrl: readUrl(vars),
+    readReplicaMaxLagMs: vars.READ_REPLICA_MAX_LAG_MS,
     host: vars.HOST,
     port: vars.PORT,
     metricsHost: vars.METRICS_HOST,
@@ -322,6 +332,13 @@ hostList(vars.REPLAY_ALLOWED_HOSTS),
     sessionMaxHours: vars.SESSION_MAX_HOURS,
     oidc: readOidc(vars),
   };
+}
+
+/** A replica of the embedded database makes no sense: DATABASE_READ_URL needs DATABASE_URL. */
+function readUrl(vars: Variables): string | null {
+  if (vars.DATABASE_READ_URL === undefined) return null;
+  if (vars.DATABASE_URL === undefined) throw new ConfigError('DATABASE_READ_URL', 'needs DATABASE_URL; set DATABASE_URL to the primary, or unset DATABASE_READ_URL');
+  return vars.DATABASE_READ_URL;
 }
 
 /** JTRACE_ROLES: a comma-separated subset of INSTANCE_ROLES, in their canonical order. */

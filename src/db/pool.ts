@@ -14,6 +14,8 @@ export interface PoolOptions {
   /** 0 disables the timeout. */
   statementTimeoutMs: number;
   applicationName?: string;
+  /** How long to wait for a connection, in ms; 10 s when omitted. */
+  connectionTimeoutMs?: number;
 }
 
 export function createPool(options: PoolOptions): Pool {
@@ -23,7 +25,7 @@ export function createPool(options: PoolOptions): Pool {
     application_name: options.applicationName ?? 'jtrace',
     // Every connection carries the timeout, so no statement can forget it.
     options: `-c statement_timeout=${options.statementTimeoutMs}`,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});

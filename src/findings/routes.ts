@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { adminBeforeBody, authorizeProjectInPath, requireAdmin, requireReader, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Pool } from '../db/pool.ts';
+import type { StaleReads } from '../http/read-routing.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { expectationSchema, expectationSuggestionSchema, findingsSummarySchema } from '../http/answer-schemas/findings.ts';
 import { errors } from '../http/errors.ts';
@@ -23,7 +24,7 @@ const DAY_MS = 86_400_000;
 /** Completed journeys a suggestion reads when `journeys` is not given. */
 const DEFAULT_SUGGESTION_JOURNEYS = 100;
 
-export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthContext; pool: Pool; metrics?: Metrics }): void {
+export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthContext; pool: Pool; metrics?: Metrics; staleReads?: StaleReads }): void {
   const db = deps.auth.db;
   deps.metrics?.setFindingsLagReader(() => selectLagSeconds(db, new Date(deps.auth.now())));
   const readErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
@@ -44,7 +45,9 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
       answers: { 200: { description: 'Counts by kind and the lost fields with the step where each was lost most.', schema: dataOf(findingsSummarySchema) } },
       errors: readErrors,
     },
-    handler: async (_request, _reply, { credential, query }) => {
+    handler: async (request, _reply, { credential, query }) => {
+      // A summary over a window tolerates a little staleness: a replica in sync may answer it.
+      const summaryDb = deps.staleReads?.(request) ?? db;
       const since = parseInstantParam('since', query.since);
       const until = parseInstantParam('until', query.until);
       const untilMs = until === null ? deps.auth.now() : Number(ceilMicros(until) / 1000n);
@@ -57,11 +60,11 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
       let environmentId: string | null = credential.environmentId;
       if (name !== null && credential.environmentId !== null && name !== credential.environmentName) return { data: { ...window, ...empty } };
       if (name !== null && credential.environmentId === null) {
-        const found = await findEnvironment(db, credential.projectId, name);
+        const found = await findEnvironment(summaryDb, credential.projectId, name);
         if (found === null) return { data: { ...window, ...empty } };
         environmentId = found.id;
       }
-      const summary = await selectFindingsSummary(db, { projectId: credential.projectId, environmentId, since: new Date(sinceMs), until: new Date(untilMs) });
+      const summary = await selectFindingsSummary(summaryDb, { projectId: credential.projectId, environmentId, since: new Date(sinceMs), until: new Date(untilMs) });
       return { data: { ...window, ...summary } };
     },
   });

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from '../db/pool.ts';
+import { READ_ROUTES } from '../db/read-replica.ts';
 
 /** Tables whose values `service_unreadable_values` counts (src/rotation/key-usage.ts). */
 export const UNREADABLE_VALUE_TABLES = ['journeys', 'journey_aliases', 'search_tokens', 'replay_destinations', 'api_keys'] as const;
@@ -163,6 +164,33 @@ export function createMetrics(pool?: Pool) {
     registers: [registry],
   });
   for (const reason of SIGN_IN_THROTTLE_REASONS) passwordSignInsThrottled.inc({ reason }, 0);
+  // Read replicas (docs/deployment.md, "Read replicas"): the state is read at scrape time.
+  let readReplicaState: (() => { lagMs: number | null; inUse: boolean }) | null = null;
+  new Gauge({
+    name: 'service_read_replica_lag_seconds',
+    help: 'Measured replay lag of DATABASE_READ_URL in seconds (-1 while unreachable or not a standby; absent without a replica).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      const state = readReplicaState?.();
+      if (state !== undefined) this.set(state.lagMs === null ? -1 : state.lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'service_read_replica_in_use',
+    help: '1 while stale-tolerant reads go to the read replica, else 0.',
+    registers: [registry],
+    collect() {
+      this.set(readReplicaState?.().inUse === true ? 1 : 0);
+    },
+  });
+  const readsRouted = new Counter({
+    name: 'service_reads_routed_total',
+    help: 'Stale-tolerant reads by the database they went to and why (in_sync, lag, fresh_write, unavailable).',
+    labelNames: ['target', 'reason'] as const,
+    registers: [registry],
+  });
+  for (const { target, reason } of READ_ROUTES) readsRouted.inc({ target, reason }, 0);
   collectDefaultMetrics({ register: registry });
   return {
     registry,
@@ -184,6 +212,10 @@ export function createMetrics(pool?: Pool) {
     coalesceFallbacks,
     passwordVerifications,
     passwordSignInsThrottled,
+    readsRouted,
+    setReadReplicaState(reader: () => { lagMs: number | null; inUse: boolean }) {
+      readReplicaState = reader;
+    },
     setFindingsLagReader(reader: () => Promise<number>) {
       findingsLagReader = reader;
     },

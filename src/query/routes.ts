@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireReader, requireReaderConfirmedByRead, type AuthContext, type ReadScope } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool } from '../db/pool.ts';
+import type { StaleReads } from '../http/read-routing.ts';
 import { errors } from '../http/errors.ts';
 import { dataOf, pageOf } from '../http/answers.ts';
 import { journeyDetailSchema, journeyEventRowSchema, journeySummarySchema, storedEventSchema } from '../http/answer-schemas/reads.ts';
@@ -24,8 +25,13 @@ import { listJourneyEvents } from './timeline.ts';
  * Every read route checks the credential first, then the query string (docs/decisions.md,
  * "Authentication order"), then reads within the scope the credential allows.
  */
-export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthContext; pool: Pool; keyring: Keyring; commonTrigrams: CommonTrigramSource }): void {
+export function registerReadRoutes(
+  app: FastifyInstance,
+  deps: { auth: AuthContext; pool: Pool; keyring: Keyring; commonTrigrams: CommonTrigramSource; staleReads?: StaleReads },
+): void {
   const read: ReadDeps = { db: deps.auth.db, keyring: deps.keyring, commonTrigrams: deps.commonTrigrams };
+  // Search and the list tolerate a little staleness: a replica in sync may answer them.
+  const staleRead = (request: FastifyRequest): ReadDeps => (deps.staleReads ? { ...read, db: deps.staleReads(request) } : read);
   const reader = {
     credential: (request: FastifyRequest): Promise<ReadScope> => requireReader(request, deps.auth),
     security: ['apiKey', 'adminToken'],
@@ -39,8 +45,8 @@ export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthConte
     method: 'GET',
     url: '/v1/search',
     contract: { ...confirmingReader, summary: 'Find journeys by an exact identifier', query: SEARCH_QUERY, answers: { 200: { description: 'A page of journey summaries.', schema: dataOf(pageOf(journeySummarySchema)) } }, errors: [...readErrors, 'invalid_cursor'] },
-    handler: async (_request, _reply, { credential, query }) => ({
-      data: await searchJourneys(read, credential, await afterCredential(credential, () => parseSearchParams(query, deps.auth.now()))),
+    handler: async (request, _reply, { credential, query }) => ({
+      data: await searchJourneys(staleRead(request), credential, await afterCredential(credential, () => parseSearchParams(query, deps.auth.now()))),
     }),
   });
 
@@ -48,8 +54,8 @@ export function registerReadRoutes(app: FastifyInstance, deps: { auth: AuthConte
     method: 'GET',
     url: '/v1/journeys',
     contract: { ...confirmingReader, summary: 'List journeys', query: LIST_QUERY, answers: { 200: { description: 'A page of journey summaries.', schema: dataOf(pageOf(journeySummarySchema)) } }, errors: [...readErrors, 'invalid_cursor'] },
-    handler: async (_request, _reply, { credential, query }) => ({
-      data: await listJourneys(read, credential, await afterCredential(credential, () => parseListParams(query, deps.auth.now()))),
+    handler: async (request, _reply, { credential, query }) => ({
+      data: await listJourneys(staleRead(request), credential, await afterCredential(credential, () => parseListParams(query, deps.auth.now()))),
     }),
   });
 

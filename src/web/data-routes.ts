@@ -18,6 +18,7 @@ import { ACTIVITY_QUERY, journeyActivity, parseActivityParams } from '../query/a
 import type { CommonTrigramSource } from '../query/common-trigrams.ts';
 import { getEventDetail } from '../query/details.ts';
 import { readJourneyOrNotFound } from '../query/journey-read.ts';
+import type { StaleReads } from '../http/read-routing.ts';
 import { parseReplayInput } from '../replay/replay-input.ts';
 import { listEventReplays, previewReplay, type ReplayDeps } from '../replay/replays.ts';
 
@@ -28,6 +29,8 @@ export interface DataRouteDeps {
   replay: ReplayDeps;
   /** The trigram statistics the activity chart's text filter reads, one reading per process. */
   commonTrigrams: CommonTrigramSource;
+  /** Where the activity chart reads (src/http/read-routing.ts); the primary when absent. */
+  staleReads?: StaleReads;
 }
 
 /** Longest event id there is (event protocol 2.2); a longer or NUL-holding path id is not found. */
@@ -59,12 +62,13 @@ export function registerInterfaceDataRoutes(api: FastifyInstance, deps: DataRout
       },
       errors: [...readErrors, 'not_found'],
     },
-    handler: async (_request, _reply, { credential, query }) => {
+    handler: async (request, _reply, { credential, query }) => {
       if (Object.values(query).every((value) => value === undefined)) {
         return { data: await readJourneyOrNotFound(deps.auth.db, deps.keyring, credential, 'activity') };
       }
       const params = parseActivityParams(query, deps.auth.now());
-      return { data: await journeyActivity(activityReads, credential, params, deps.auth.now()) };
+      const reads = deps.staleReads ? { ...activityReads, db: deps.staleReads(request) } : activityReads;
+      return { data: await journeyActivity(reads, credential, params, deps.auth.now()) };
     },
   });
 

@@ -8,6 +8,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { describeError, sendError } from '../http/error-handler.ts';
 import { AppError, errors } from '../http/errors.ts';
 import type { ReplayDeps } from '../replay/replays.ts';
+import type { StaleReads } from '../http/read-routing.ts';
 import type { CommonTrigramSource } from '../query/common-trigrams.ts';
 import { registerInterfaceDataRoutes } from './data-routes.ts';
 import { defineRoute } from '../http/route-contract.ts';
@@ -27,6 +28,8 @@ export interface WebInterfaceDeps {
   keyring: Keyring;
   replay: ReplayDeps;
   commonTrigrams: CommonTrigramSource;
+  /** Where the activity chart reads (src/http/read-routing.ts); the primary when absent. */
+  staleReads?: StaleReads;
   /** Single sign-on, when configured. */
   oidc: OidcConfig | null;
   /** Registers the API's route registrations on a scope with the given credential context. */
@@ -136,5 +139,5 @@ async function registerUiApi(api: FastifyInstance, deps: WebInterfaceDeps): Prom
   registerSignInOptions(api, deps.oidc !== null);
   const sessionAuth: AuthContext = { ...auth, session: async (request) => (await readPrincipal(request, sessionDeps))?.principal ?? null };
   deps.registerApiRoutes(api, sessionAuth);
-  registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay, commonTrigrams: deps.commonTrigrams });
+  registerInterfaceDataRoutes(api, { auth: sessionAuth, keyring: deps.keyring, replay: deps.replay, commonTrigrams: deps.commonTrigrams, ...(deps.staleReads ? { staleReads: deps.staleReads } : {}) });
 }

@@ -5,7 +5,8 @@ import { createApiKey } from '../../src/auth/api-key-service.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createKeyring, type Keyring } from '../../src/crypto/keyring.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { createMetrics } from '../../src/metrics/metrics.ts';
+import type { ReadReplica } from '../../src/db/read-replica.ts';
+import { createMetrics, type Metrics } from '../../src/metrics/metrics.ts';
 import { createProject } from '../../src/projects/projects-sql.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
@@ -18,6 +19,10 @@ export interface TestAppOptions {
   adminToken?: string;
   /** The built web interface to serve; default none (pages answer 503). */
   webRoot?: string;
+  /** A metrics registry shared with the caller (created when omitted). */
+  metrics?: Metrics;
+  /** A read replica to route stale-tolerant reads to. */
+  readReplica?: ReadReplica;
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -31,10 +36,11 @@ export async function buildTestApp(pool: Pool, options: TestAppOptions = {}): Pr
     keyring: options.keyring ?? createKeyring({ current: TEST_ENCRYPTION_KEY }),
     adminToken: options.adminToken ?? TEST_ADMIN_TOKEN,
     logger: pino({ level: 'silent' }),
-    metrics: createMetrics(pool),
+    metrics: options.metrics ?? createMetrics(pool),
     build: { version: '0.0.0', source: 'package' },
     ...(options.now ? { now: options.now } : {}),
     ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+    ...(options.readReplica ? { readReplica: options.readReplica } : {}),
   };
   const app = await buildApp(deps);
   await app.ready();
