@@ -19,13 +19,13 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
+# The web interface: `npm run build` makes its static files, which the server finds at
+# ../web/dist from dist/main.js.
+COPY web ./web
 # Declared after the sources are copied so a new version does not invalidate the npm ci layer.
 ARG SERVICE_BUILD_VERSION=""
 ARG SERVICE_BUILD_COMMIT=""
 RUN SERVICE_BUILD_VERSION="${SERVICE_BUILD_VERSION}" SERVICE_BUILD_COMMIT="${SERVICE_BUILD_COMMIT}" npm run build
-# The web interface: static files the server finds at ../web/dist from dist/main.js.
-COPY web ./web
-RUN npm run build:web
 
 # Runtime dependencies only.
 FROM ${NODE_IMAGE} AS deps

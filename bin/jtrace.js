@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The operator CLI, run from source through tsx's loader.
-import { register } from 'tsx/esm/api';
+// The operator CLI: the compiled dist/cli/main.js when `npm run build` made it and no source is
+// newer, else the sources through tsx's loader (scripts/entry-point.js).
+import { pickEntry, runEntry } from '../scripts/entry-point.js';
 
-register();
-await import('../src/cli/main.ts');
+await runEntry(pickEntry('cli/main'));

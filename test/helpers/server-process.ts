@@ -9,13 +9,16 @@ export interface ServerProcess {
   stderr(): string;
 }
 
+/** The server from its sources; the build test passes the compiled entry instead. */
+const SOURCE_ENTRY = ['--import', 'tsx', 'src/main.ts'];
+
 /**
- * The real entry point (src/main.ts) on a free loopback port with the test secrets and the given
- * variables (DATABASE_URL among them), resolved once /health answers.
+ * The real entry point (src/main.ts, or `nodeArgs`) on a free loopback port with the test
+ * secrets and the given variables (DATABASE_URL among them), resolved once /health answers.
  */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, nodeArgs: string[] = SOURCE_ENTRY): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: new URL('../../', import.meta.url),
     env: {
       PATH: process.env.PATH ?? '', ADMIN_TOKEN: TEST_ADMIN_TOKEN, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
