@@ -80,7 +80,7 @@ type Mode = 'none' | 'analyzer';
 
 async function run(server: BenchServer, mode: Mode) {
   // Journeys left from the previous run are analysed first, off the clock.
-  const analyzer = mode === 'none' ? null : startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics() });
+  const analyzer = mode === 'none' ? null : startAnalyzer({ pool: server.pool, keyring: server.keyring, logger: pino({ level: 'silent' }), metrics: createMetrics() });
   if (analyzer) while ((await pending(server)) > 0) await analyzer.drain();
   else await server.pool.query('DELETE FROM journey_findings_pending');
   const lags: number[] = [];
@@ -124,7 +124,7 @@ async function alone(server: BenchServer) {
   if (load.failures > 0) throw new Error(`${load.failures} batches failed`);
   const journeys = await pending(server);
   const before = { node: nodeCpuMs(), postgres: await postgresCpuMs(server), at: performance.now() };
-  const analyzer = startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 3_600_000 });
+  const analyzer = startAnalyzer({ pool: server.pool, keyring: server.keyring, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 3_600_000 });
   while ((await pending(server)) > 0) await analyzer.drain();
   const elapsedMs = performance.now() - before.at;
   await analyzer.stop();

@@ -53,14 +53,7 @@ export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause 
     changesTruncated ||= diff.truncated;
     const event = journey.events[transition.step]!;
     const here: ChangeStep = { eventId: event.id, service: event.service, name: event.name, inTransit: transition.from !== null, from: transition.from };
-    for (const row of diff.rows) {
-      // A value redacted on one side is a redaction, not a change of the data.
-      if (row.before === REDACTED || row.after === REDACTED) continue;
-      // A null whose key went away carried nothing.
-      if (row.kind === 'removed' && !row.path.endsWith(']')) continue;
-      const path = followable(row.path);
-      const renamedFrom = row.renamedFrom === undefined ? undefined : followable(row.renamedFrom);
-      const key = `${row.kind}\u0000${path}\u0000${renamedFrom ?? ''}`;
+    for (const { key, kind, path, renamedFrom } of countedChanges(diff.rows)) {
       let tally = byKey.get(key);
       if (tally === undefined) {
         if (byKey.size >= MAX_CHANGED_PATHS) {
@@ -68,8 +61,8 @@ export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause 
           continue;
         }
         const change: JourneyChange = renamedFrom === undefined
-          ? { path, kind: KIND[row.kind], steps: [], stepCount: 0 }
-          : { path, kind: KIND[row.kind], renamedFrom, steps: [], stepCount: 0 };
+          ? { path, kind, steps: [], stepCount: 0 }
+          : { path, kind, renamedFrom, steps: [], stepCount: 0 };
         tally = { change, first: order, lastOrder: -1 };
         byKey.set(key, tally);
       }
@@ -84,6 +77,33 @@ export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause 
     .sort((x, y) => ORDER[x.change.kind] - ORDER[y.change.kind] || x.first - y.first)
     .map((tally) => tally.change);
   return { changes, truncated: journey.truncated, changesTruncated };
+}
+
+/** One row of a transition's diff as the changes list counts it, under its key (kind, path, old path). */
+export interface CountedChange {
+  key: string;
+  kind: ChangeKind;
+  path: string;
+  renamedFrom?: string;
+}
+
+/**
+ * The rows of one transition's diff that count as changes, in diff order: the changes list and
+ * the findings analyzer's incremental walk (src/findings/incremental-walk.ts) both count these.
+ */
+export function countedChanges(rows: readonly ReadDiffRow[]): CountedChange[] {
+  const counted: CountedChange[] = [];
+  for (const row of rows) {
+    // A value redacted on one side is a redaction, not a change of the data.
+    if (row.before === REDACTED || row.after === REDACTED) continue;
+    // A null whose key went away carried nothing.
+    if (row.kind === 'removed' && !row.path.endsWith(']')) continue;
+    const path = followable(row.path);
+    const renamedFrom = row.renamedFrom === undefined ? undefined : followable(row.renamedFrom);
+    const key = `${row.kind}\u0000${path}\u0000${renamedFrom ?? ''}`;
+    counted.push(renamedFrom === undefined ? { key, kind: KIND[row.kind], path } : { key, kind: KIND[row.kind], path, renamedFrom });
+  }
+  return counted;
 }
 
 /** `items[3].sku` → `items[*].sku`: the field, whichever element it sits in. */
