@@ -8,7 +8,8 @@
 // docs/benchmarks.md. It also counts the CPU the server process and PostgreSQL spend per event,
 // with and without the analyzer: a figure that hardly depends on what else the machine runs.
 // FINDINGS_BENCH_BATCHES and FINDINGS_BENCH_RUNS change the load; FINDINGS_BENCH_ALONE=1
-// measures only the analyzer alone, RUNS times.
+// measures only the analyzer alone, RUNS times; FINDINGS_BENCH_FED=1 runs "a journey fed
+// continuously" instead (bench/findings-fed.ts).
 
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +20,7 @@ import { createMetrics } from '../src/metrics/metrics.ts';
 import { startBenchServer, type BenchServer } from './bench-server.ts';
 import { BATCH_SIZE, inChild, type BatchShape } from './ingest-load.ts';
 import { replaceDocsSection } from './docs-section.ts';
+import { fedJourney } from './findings-fed.ts';
 
 const CLIENTS = 8;
 const WARMUP_BATCHES = 20;
@@ -139,6 +141,11 @@ async function main(): Promise<void> {
   const loadAtStart = os.loadavg()[0]!.toFixed(1);
   const server = await startBenchServer({ findingsAnalyzerEnabled: false });
   try {
+    if (process.env.FINDINGS_BENCH_FED === '1') {
+      // A journey fed continuously (bench/findings-fed.ts): printed, not written to the docs.
+      await fedJourney(server);
+      return;
+    }
     if (ALONE_ONLY) {
       // Only the analyzer alone, RUNS times: its CPU per journey, compared across versions.
       for (let i = 0; i < RUNS; i++) {

@@ -56,7 +56,7 @@ export async function analyseBatch(deps: AnalyzerDeps, now: () => number, hasher
       if (!read.finished) unfinished++;
       // A walk started again keeps the stored findings until it reaches the end.
       const findings = stored.rewalking ? null : walkFindings(walk.state, journey.startedAt.getTime(), expectation, now());
-      analysed.push({ journey, findings, finished: read.finished, walk: { read: read.readGeneration, stored } });
+      analysed.push({ journey, findings, finished: read.finished, walk: { read: read.readGeneration, stored }, readAt: read.readAt });
     }
   }
   await deps.beforeStore?.(analysed);

@@ -96,3 +96,20 @@ export async function requeueMarks(db: Queryable, marks: ReadonlyArray<{ project
     [marks.map((m) => m.projectId), marks.map((m) => m.id), marks.map((m) => m.pending)],
   );
 }
+
+/**
+ * Marks of walked journeys that an event changed while they were walked stay for the next pass;
+ * what waits is then only what committed after the walk's read, so their lag counts from the read
+ * (else a journey fed without a pause never has its mark cleared, and its lag grows without end
+ * while every pass keeps up). An event whose transaction began before the read and committed
+ * after it waited a little longer than that: by the length of its own transaction.
+ */
+export async function advanceMarks(db: Queryable, marks: ReadonlyArray<{ projectId: string; id: string; pending: number; readAt: Date }>): Promise<void> {
+  if (marks.length === 0) return;
+  await db.query(
+    `UPDATE journey_findings_pending p SET pending_at = k.read_at
+       FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::timestamptz[]) AS k(project_id, journey_id, pending, read_at)
+      WHERE p.project_id = k.project_id AND p.journey_id = k.journey_id AND p.pending <> k.pending AND p.pending_at < k.read_at`,
+    [marks.map((m) => m.projectId), marks.map((m) => m.id), marks.map((m) => m.pending), marks.map((m) => m.readAt)],
+  );
+}

@@ -6,7 +6,7 @@ import type { Queryable } from '../db/pool.ts';
 import type { FindingKind, FindingStep, JourneyFinding } from './analyze.ts';
 import { ArrayLiteral, textElement } from '../db/array-literals.ts';
 import type { PendingJourney } from './pending-sql.ts';
-import { requeueMarks, selectWalkGenerations, upsertWalks, type StoredWalk } from './analysis-sql.ts';
+import { advanceMarks, requeueMarks, selectWalkGenerations, upsertWalks, type StoredWalk } from './analysis-sql.ts';
 
 export interface AnalysedJourney {
   journey: PendingJourney;
@@ -16,6 +16,8 @@ export interface AnalysedJourney {
   finished?: boolean;
   /** The walk to store, and the generation of the stored one it went on from (null: none). */
   walk?: { read: number | null; stored: StoredWalk };
+  /** When the walk's read began (the database's clock): what waits after this store was stored after it. */
+  readAt?: Date;
 }
 
 /**
@@ -145,6 +147,7 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
   }
   await upsertWalks(db, walks);
   await requeueMarks(db, requeued);
+  const advanced = analysed.filter((a) => a.readAt !== undefined && cleared.includes(a.journey)).map((a) => ({ ...a.journey, readAt: a.readAt! }));
   if (cleared.length === 0 && writes.isEmpty()) return 0;
   const written = writes.rows(now);
   const result = await db.query<{ cleared: number }>(
@@ -165,6 +168,8 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
      SELECT count(*)::int AS cleared FROM cleared`,
     [...writes.emptiedKeys(), cleared.map((j) => j.projectId), cleared.map((j) => j.id), cleared.map((j) => j.pending), ...(written.sql === null ? [] : [now, ...written.values])],
   );
+  // After the clear: the marks left are those an event changed meanwhile.
+  if (result.rows[0]!.cleared < cleared.length) await advanceMarks(db, advanced);
   return result.rows[0]!.cleared;
 }
 

@@ -28,6 +28,8 @@ export interface WalkRead {
   events: PositionedEvent[];
   /** True when `events` reach the end of the journey. */
   finished: boolean;
+  /** When the read's snapshot was taken (the database's clock). */
+  readAt: Date;
 }
 
 export interface ReadCounts {
@@ -47,7 +49,7 @@ export async function readWalks(pool: Pool, projectId: string, wanted: readonly 
   return withTransaction(pool, async (client) => {
     await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     // Ordered reads merge each day's timeline index under the limit (src/query/timeline-order.ts).
-    await client.query('SET LOCAL enable_sort = off');
+    const readAt = (await client.query<{ at: Date }>(`SELECT set_config('enable_sort', 'off', true), now() AS at`)).rows[0]!.at;
     const stored = await selectWalks(client, projectId, wanted.map((w) => w.id));
     const reads = new Map<string, WalkRead>();
     const eventCounts = new Map<string, number>();
@@ -56,7 +58,7 @@ export async function readWalks(pool: Pool, projectId: string, wanted: readonly 
       if (row === undefined) continue; // deleted meanwhile
       eventCounts.set(id, row.eventCount);
       const usable = row.walk !== null && row.walk.state.keyId === keyId && row.walk.state.expectation === expectation;
-      reads.set(id, { walk: usable ? row.walk! : fresh(keyId, expectation), readGeneration: row.walk?.generation ?? null, carried: null, events: [], finished: false });
+      reads.set(id, { walk: usable ? row.walk! : fresh(keyId, expectation), readGeneration: row.walk?.generation ?? null, carried: null, events: [], finished: false, readAt });
     }
     const events = await readAfter(client, projectId, reads, [...reads.keys()], take, counts);
     // Late events: more events than walked plus those after the position.
