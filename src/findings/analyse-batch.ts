@@ -56,7 +56,9 @@ export async function analyseBatch(deps: AnalyzerDeps, now: () => number, hasher
       if (!read.finished) unfinished++;
       // A walk started again keeps the stored findings until it reaches the end.
       const findings = stored.rewalking ? null : walkFindings(walk.state, journey.startedAt.getTime(), expectation, now());
-      analysed.push({ journey, findings, finished: read.finished, walk: { read: read.readGeneration, stored }, readAt: read.readAt });
+      // Nothing walked (a pass the clock asked for, an expectation's deadline): the stored walk stands as it is.
+      const changed = read.events.length > 0 || read.readGeneration === null || stored.rewalking !== walk.rewalking;
+      analysed.push({ journey, findings, finished: read.finished, readAt: read.readAt, ...(changed ? { walk: { read: read.readGeneration, stored } } : {}) });
     }
   }
   await deps.beforeStore?.(analysed);
