@@ -6,6 +6,7 @@ import { NOW_MS, createReadFixture, ingest, type EventInput, type ReadFixture } 
 import { analyzeJourney } from './analyze.ts';
 import type { Expectation } from './expectation-input.ts';
 import { upsertExpectation } from './expectations-sql.ts';
+import { createKeyring } from '../crypto/keyring.ts';
 import { drainAll, quietAnalyzer, storedFindings } from './test-kit.ts';
 
 /**
@@ -111,4 +112,23 @@ describe('incremental analysis', () => {
       { numRuns: 60 },
     );
   }, 120_000);
+
+  it('walks a journey again from its first event under another key', async () => {
+    const journeyId = 'jrn-rekeyed';
+    const at = (second: number) => new Date(Date.UTC(2026, 1, 10, 10, 0, second)).toISOString();
+    const first = { id: `${journeyId}-0`, journeyId, timestamp: at(0), service: 'a', name: 'check', operation: 'transformed', input: { phone: '1' }, output: { phone: '1' } };
+    await ingest(fx, 'production', [first]);
+    const before = quietAnalyzer(fx.db.pool, { now: () => NOW_MS });
+    await drainAll(before, fx.db.pool);
+    await before.stop();
+    // The same step again with the same content: no duplicate, whichever key hashed the first.
+    await ingest(fx, 'production', [{ ...first, id: `${journeyId}-1`, timestamp: at(1) }]);
+    const rotated = createKeyring({ current: 'another-encryption-key-0123456789abcdefghij' });
+    const after = quietAnalyzer(fx.db.pool, { now: () => NOW_MS, keyring: rotated });
+    await drainAll(after, fx.db.pool);
+    await after.stop();
+    expect(await storedFindings(fx.db.pool, fx.projectId, journeyId)).toEqual([]);
+    const walk = await fx.db.pool.query<{ walked: number; key: string }>(`SELECT walked, state->>'keyId' AS key FROM journey_analysis WHERE journey_id = $1`, [journeyId]);
+    expect(walk.rows).toEqual([{ walked: 2, key: rotated.currentKeyId }]);
+  });
 });
