@@ -11,10 +11,8 @@
 // the kept list with the new findings put in their places. The expectation's findings depend on
 // the clock and on what is still missing; they are worked out again at every pass from the state.
 
-import { countedChanges } from '../forensics/journey-changes.ts';
+import { changedTransitions, storesPayload } from '../forensics/journey-changes.ts';
 import { MAX_CHANGED_PATHS } from '../forensics/limits.ts';
-import { readDiff } from '../forensics/read-diff.ts';
-import { listTransitions, payloadReader, storedInput, storedOutput } from '../forensics/transitions.ts';
 import { parseTimestamp } from '../protocol/timestamps.ts';
 import type { PayloadEvent, PositionedEvent } from '../query/journey-payloads.ts';
 import type { FindingKind, FindingStep, JourneyFinding } from './analyze.ts';
@@ -40,7 +38,7 @@ export function advanceWalk(state: WalkState, carried: PayloadEvent | null, posi
   // What the next hand-off leaves from: the last step that stored a payload.
   for (let i = positioned.length - 1; i >= 0; i--) {
     const { event, position } = positioned[i]!;
-    if (!storedInput(event) && !storedOutput(event)) continue;
+    if (!storesPayload(event)) continue;
     state.carried = { id: event.id, receivedAt: position.receivedAt };
     break;
   }
@@ -69,14 +67,11 @@ function walkChanges(state: WalkState, carried: PayloadEvent | null, events: rea
   const seen = new Set(state.changeKeys);
   const list = carried === null ? events : [carried, ...events];
   const first = carried === null ? 0 : 1;
-  const payloadOf = payloadReader();
-  for (const transition of listTransitions(list)) {
-    // The carried step's own transition was walked with it.
-    if (transition.step < first || transition.same) continue;
-    const diff = readDiff(payloadOf(transition.before), payloadOf(transition.after));
+  // The carried step's own transition was walked with it.
+  for (const transition of changedTransitions(list, first)) {
     const event = list[transition.step]!;
     const counted = new Set<string>();
-    for (const change of countedChanges(diff.rows)) {
+    for (const change of transition.changes) {
       const key = hash(change.key);
       const isNew = !seen.has(key);
       if (isNew) {

@@ -2,12 +2,12 @@
 // removed anywhere (within a step or across a hand-off), with the steps where it happened. These
 // are the fields the interface offers to follow, so paths use `[*]` for array indices.
 
-import type { JourneyPayloads } from '../query/journey-payloads.ts';
+import type { JourneyPayloads, PayloadEvent } from '../query/journey-payloads.ts';
 import { workSlicer, type Pause } from './cooperative.ts';
 import { REDACTED } from './field-path.ts';
 import { MAX_CHANGED_PATHS, MAX_STEPS_PER_CHANGE } from './limits.ts';
 import { readDiff, type ReadDiffRow } from './read-diff.ts';
-import { listTransitions, payloadReader, type StepRef } from './transitions.ts';
+import { listTransitions, payloadReader, storedInput, storedOutput, type StepRef } from './transitions.ts';
 
 export type ChangeKind = 'lost' | 'renamed' | 'changed' | 'appeared' | 'removed';
 
@@ -43,17 +43,14 @@ export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause 
   // rather than in it: the answer's objects are then built once, never copied without these.
   const byKey = new Map<string, { change: JourneyChange; first: number; lastOrder: number }>();
   let changesTruncated = false;
-  const transitions = listTransitions(journey.events);
-  const payloadOf = payloadReader();
-  for (let order = 0; order < transitions.length; order++) {
-    const transition = transitions[order]!;
-    if (transition.same) continue;
+  let order = -1;
+  for (const transition of changedTransitions(journey.events)) {
+    order++;
     await pause();
-    const diff = readDiff(payloadOf(transition.before), payloadOf(transition.after));
-    changesTruncated ||= diff.truncated;
+    changesTruncated ||= transition.truncated;
     const event = journey.events[transition.step]!;
     const here: ChangeStep = { eventId: event.id, service: event.service, name: event.name, inTransit: transition.from !== null, from: transition.from };
-    for (const { key, kind, path, renamedFrom } of countedChanges(diff.rows)) {
+    for (const { key, kind, path, renamedFrom } of transition.changes) {
       let tally = byKey.get(key);
       if (tally === undefined) {
         if (byKey.size >= MAX_CHANGED_PATHS) {
@@ -77,6 +74,38 @@ export async function listJourneyChanges(journey: JourneyPayloads, pause: Pause 
     .sort((x, y) => ORDER[x.change.kind] - ORDER[y.change.kind] || x.first - y.first)
     .map((tally) => tally.change);
   return { changes, truncated: journey.truncated, changesTruncated };
+}
+
+/** A transition whose stored payloads differ, with the changes it counts (in diff order). */
+export interface ChangedTransition {
+  /** Index in the events walked of the step where it was observed. */
+  step: number;
+  /** The previous step carrying a payload, for a hand-off; null within a step. */
+  from: StepRef | null;
+  changes: CountedChange[];
+  /** A diff row was left out (over the diff's row cap). */
+  truncated: boolean;
+}
+
+/**
+ * The transitions of `events` whose payloads differ, in timeline order, each with its counted
+ * changes, computed as they are asked for; those observed before `firstStep` are left out (a walk
+ * going on from `events[0]`, the step the next hand-off leaves from, walked before). The changes
+ * list and the findings analyzer's incremental walk (src/findings/incremental-walk.ts) both walk
+ * these, so they count the same changes at the same steps.
+ */
+export function* changedTransitions(events: readonly PayloadEvent[], firstStep = 0): Generator<ChangedTransition> {
+  const payloadOf = payloadReader();
+  for (const transition of listTransitions(events)) {
+    if (transition.same || transition.step < firstStep) continue;
+    const diff = readDiff(payloadOf(transition.before), payloadOf(transition.after));
+    yield { step: transition.step, from: transition.from, changes: countedChanges(diff.rows), truncated: diff.truncated };
+  }
+}
+
+/** The event stored an input or an output: a hand-off can leave from it. */
+export function storesPayload(event: PayloadEvent): boolean {
+  return storedInput(event) || storedOutput(event);
 }
 
 /** One row of a transition's diff as the changes list counts it, under its key (kind, path, old path). */
