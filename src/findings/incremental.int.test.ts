@@ -6,6 +6,7 @@ import { NOW_MS, createReadFixture, ingest, type EventInput, type ReadFixture } 
 import { analyzeJourney } from './analyze.ts';
 import type { Expectation } from './expectation-input.ts';
 import { upsertExpectation } from './expectations-sql.ts';
+import { MAX_FINDINGS_PER_JOURNEY } from './limits.ts';
 import { createKeyring } from '../crypto/keyring.ts';
 import { drainAll, quietAnalyzer, storedFindings } from './test-kit.ts';
 
@@ -31,8 +32,11 @@ const payload = fc.option(
   fc.dictionary(fc.constantFrom('name', 'phone', 'email', 'items'), fc.oneof(value, fc.dictionary(fc.constantFrom('phone', 'city'), value, { maxKeys: 2 })), { maxKeys: 3 }),
   { nil: null, freq: 3 },
 );
+/** Wide payloads: journeys with more than the 100 findings kept, so passes add findings past the cut. */
+const KEYS = Array.from({ length: 60 }, (_, i) => `field${i}`);
+const widePayload = fc.option(fc.dictionary(fc.constantFrom(...KEYS), fc.constantFrom(null, 'x', 'y', 1), { minKeys: 20, maxKeys: 50 }), { nil: null, freq: 5 });
 const NAMES = ['receive', 'check', 'persist', 'done'] as const;
-const step = fc.record({
+const stepOf = (payload: fc.Arbitrary<Record<string, unknown> | null>) => fc.record({
   input: payload,
   output: payload,
   service: fc.constantFrom('a', 'b'),
@@ -52,7 +56,7 @@ const expectation: fc.Arbitrary<Expectation | null> = fc.option(
   { nil: null },
 );
 /** Steps, the order they arrive in (a permutation), where the arrivals are cut into passes, and how many events a pass walks per journey. */
-const journey = fc.array(step, { minLength: 1, maxLength: 10 }).chain((steps) =>
+const journeyOf = (step: ReturnType<typeof stepOf>) => fc.array(step, { minLength: 1, maxLength: 10 }).chain((steps) =>
   fc.record({
     steps: fc.constant(steps),
     arrival: fc.shuffledSubarray(steps.map((_, i) => i), { minLength: steps.length, maxLength: steps.length }),
@@ -62,56 +66,67 @@ const journey = fc.array(step, { minLength: 1, maxLength: 10 }).chain((steps) =>
   }),
 );
 
+type Journey = typeof journeyOf extends (...args: never[]) => fc.Arbitrary<infer J> ? J : never;
+
+/** Ingests the journey pass by pass, analysing after each, and compares with a full analysis. */
+async function sameAsFull({ steps, arrival, cuts, expectation, perPass }: Journey): Promise<number> {
+  const journeyId = `jrn-inc-${serial}`;
+  const entityType = `type-${serial++}`;
+  if (expectation !== null) await upsertExpectation(fx.db.pool, fx.projectId, entityType, expectation);
+  const events: EventInput[] = steps.map((s, index) => ({
+    id: `${journeyId}-${index}`,
+    journeyId,
+    entity: { type: entityType, id: `entity-${journeyId}` },
+    timestamp: new Date(Date.UTC(2026, 1, 10, 10, 0, s.second)).toISOString(),
+    service: s.service,
+    name: s.name,
+    operation: s.operation,
+    ...(s.error || s.operation === 'failed' ? { error: { type: 'Timeout', message: 'x' } } : {}),
+    ...(s.input === null ? {} : { input: s.input }),
+    ...(s.output === null ? {} : { output: s.output }),
+  }));
+  const analyzer = quietAnalyzer(fx.db.pool, { now: () => NOW_MS, journeyEvents: perPass });
+  // Every pass after the events already stored in timeline order: each event is read once.
+  let inOrder = true;
+  let latest = -Infinity;
+  try {
+    let slice: EventInput[] = [];
+    for (let i = 0; i < arrival.length; i++) {
+      slice.push(events[arrival[i]!]!);
+      if (!cuts[i] && i < arrival.length - 1) continue;
+      const stamps = slice.map((event) => Date.parse(event.timestamp));
+      inOrder &&= Math.min(...stamps) >= latest;
+      latest = Math.max(latest, ...stamps);
+      await ingest(fx, 'production', slice);
+      await drainAll(analyzer, fx.db.pool);
+      slice = [];
+    }
+    if (inOrder && perPass >= events.length) expect(analyzer.readCounts().events).toBe(events.length);
+  } finally {
+    await analyzer.stop();
+  }
+  const walk = await fx.db.pool.query('SELECT walked, rewalking FROM journey_analysis WHERE project_id = $1 AND journey_id = $2', [fx.projectId, journeyId]);
+  expect(walk.rows).toEqual([{ walked: events.length, rewalking: false }]);
+
+  const payloads = (await readJourneysPayloads(fx.db.pool, fx.projectId, [journeyId], MAX_FORENSICS_EVENTS)).get(journeyId)!;
+  const started = await fx.db.pool.query<{ started_at: Date }>('SELECT started_at FROM journeys WHERE project_id = $1 AND id = $2', [fx.projectId, journeyId]);
+  const full = await analyzeJourney({ payloads, startedAtMs: started.rows[0]!.started_at.getTime(), expectation, nowMs: NOW_MS });
+  expect(await storedFindings(fx.db.pool, fx.projectId, journeyId)).toEqual(full);
+  return full.length;
+}
+
 describe('incremental analysis', () => {
   it('stores what a full analysis of the whole journey gives, whatever the passes and the arrival order', async () => {
-    await fc.assert(
-      fc.asyncProperty(journey, async ({ steps, arrival, cuts, expectation, perPass }) => {
-        const journeyId = `jrn-inc-${serial}`;
-        const entityType = `type-${serial++}`;
-        if (expectation !== null) await upsertExpectation(fx.db.pool, fx.projectId, entityType, expectation);
-        const events: EventInput[] = steps.map((s, index) => ({
-          id: `${journeyId}-${index}`,
-          journeyId,
-          entity: { type: entityType, id: `entity-${journeyId}` },
-          timestamp: new Date(Date.UTC(2026, 1, 10, 10, 0, s.second)).toISOString(),
-          service: s.service,
-          name: s.name,
-          operation: s.operation,
-          ...(s.error || s.operation === 'failed' ? { error: { type: 'Timeout', message: 'x' } } : {}),
-          ...(s.input === null ? {} : { input: s.input }),
-          ...(s.output === null ? {} : { output: s.output }),
-        }));
-        const analyzer = quietAnalyzer(fx.db.pool, { now: () => NOW_MS, journeyEvents: perPass });
-        // Every pass after the events already stored in timeline order: each event is read once.
-        let inOrder = true;
-        let latest = -Infinity;
-        try {
-          let slice: EventInput[] = [];
-          for (let i = 0; i < arrival.length; i++) {
-            slice.push(events[arrival[i]!]!);
-            if (!cuts[i] && i < arrival.length - 1) continue;
-            const stamps = slice.map((event) => Date.parse(event.timestamp));
-            inOrder &&= Math.min(...stamps) >= latest;
-            latest = Math.max(latest, ...stamps);
-            await ingest(fx, 'production', slice);
-            await drainAll(analyzer, fx.db.pool);
-            slice = [];
-          }
-          if (inOrder && perPass >= events.length) expect(analyzer.readCounts().events).toBe(events.length);
-        } finally {
-          await analyzer.stop();
-        }
-        const walk = await fx.db.pool.query('SELECT walked, rewalking FROM journey_analysis WHERE project_id = $1 AND journey_id = $2', [fx.projectId, journeyId]);
-        expect(walk.rows).toEqual([{ walked: events.length, rewalking: false }]);
-
-        const payloads = (await readJourneysPayloads(fx.db.pool, fx.projectId, [journeyId], MAX_FORENSICS_EVENTS)).get(journeyId)!;
-        const started = await fx.db.pool.query<{ started_at: Date }>('SELECT started_at FROM journeys WHERE project_id = $1 AND id = $2', [fx.projectId, journeyId]);
-        const full = await analyzeJourney({ payloads, startedAtMs: started.rows[0]!.started_at.getTime(), expectation, nowMs: NOW_MS });
-        expect(await storedFindings(fx.db.pool, fx.projectId, journeyId)).toEqual(full);
-      }),
-      { numRuns: 60 },
-    );
+    await fc.assert(fc.asyncProperty(journeyOf(stepOf(payload)), async (journey) => void (await sameAsFull(journey))), { numRuns: 60 });
   }, 120_000);
+
+  it('keeps the same first 100 findings as a full analysis when passes add findings past the cut', async () => {
+    let full = 0;
+    await fc.assert(fc.asyncProperty(journeyOf(stepOf(widePayload)), async (journey) => void (full += (await sameAsFull(journey)) === MAX_FINDINGS_PER_JOURNEY ? 1 : 0)), { numRuns: 15 });
+    // Most of these journeys reach the cut.
+    expect(full).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+
 
   it('walks a journey again from its first event under another key', async () => {
     const journeyId = 'jrn-rekeyed';
