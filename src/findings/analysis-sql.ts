@@ -4,6 +4,7 @@
 
 import type { Queryable } from '../db/pool.ts';
 import type { TimelinePosition } from '../query/journey-payloads.ts';
+import { decodeWalkState, encodeWalkState, type EncodedState } from './walk-state.ts';
 import type { WalkState } from './walk-state.ts';
 
 export interface StoredWalk {
@@ -26,7 +27,7 @@ const TEXT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM
 export async function selectWalks(db: Queryable, projectId: string, journeyIds: readonly string[]): Promise<Map<string, JourneyWalkRow>> {
   const result = await db.query<{
     id: string; event_count: number; walked: number | null; pos_ts: string | null; pos_received: string | null; pos_id: string | null;
-    rewalking: boolean | null; generation: number | null; state: WalkState | null;
+    rewalking: boolean | null; generation: number | null; state: EncodedState | null;
   }>({
     name: 'findings-select-walks',
     text: `SELECT j.id, j.event_count, s.walked, ${TEXT('s.pos_ts')} AS pos_ts, ${TEXT('s.pos_received')} AS pos_received, s.pos_id,
@@ -43,7 +44,7 @@ export async function selectWalks(db: Queryable, projectId: string, journeyIds: 
       position: row.pos_id === null ? null : { timestamp: row.pos_ts!, receivedAt: row.pos_received!, id: row.pos_id },
       rewalking: row.rewalking!,
       generation: row.generation!,
-      state: row.state,
+      state: decodeWalkState(row.state),
     },
   }]));
 }
@@ -72,7 +73,7 @@ export async function upsertWalks(db: Queryable, walks: ReadonlyArray<{ projectI
     pos_id: walk.position?.id ?? null,
     rewalking: walk.rewalking,
     generation: walk.generation,
-    state: walk.state,
+    state: encodeWalkState(walk.state),
   }));
   await db.query(
     `INSERT INTO journey_analysis (project_id, journey_id, walked, pos_ts, pos_received, pos_id, rewalking, generation, state)

@@ -143,7 +143,7 @@ describe('incremental analysis', () => {
     await drainAll(after, fx.db.pool);
     await after.stop();
     expect(await storedFindings(fx.db.pool, fx.projectId, journeyId)).toEqual([]);
-    const walk = await fx.db.pool.query<{ walked: number; key: string }>(`SELECT walked, state->>'keyId' AS key FROM journey_analysis WHERE journey_id = $1`, [journeyId]);
+    const walk = await fx.db.pool.query<{ walked: number; key: string }>(`SELECT walked, state->>'k' AS key FROM journey_analysis WHERE journey_id = $1`, [journeyId]);
     expect(walk.rows).toEqual([{ walked: 2, key: rotated.currentKeyId }]);
   });
 });
