@@ -44,6 +44,7 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const version of round % 2 === 0 ? versions : [...versions].reverse()) {
       await server.pool.query('DELETE FROM journey_findings');
+      await server.pool.query('DELETE FROM journey_analysis');
       await server.pool.query(
         `INSERT INTO journey_findings_pending (project_id, journey_id, pending, pending_at)
          SELECT project_id, id, nextval('journey_findings_pending_seq'), now() FROM journeys ON CONFLICT DO NOTHING`,
@@ -52,7 +53,7 @@ try {
       await server.pool.query('CHECKPOINT');
       const cpu = startCpuCount(postmaster);
       const analyzer = version.start({
-        pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 3_600_000,
+        pool: server.pool, keyring: server.keyring, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 3_600_000,
         ...(version.batchSize === undefined ? {} : { batchSize: version.batchSize }),
       });
       while ((await pending()) > 0) await analyzer.drain();

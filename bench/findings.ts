@@ -13,6 +13,8 @@
 // `## Findings` section of docs/benchmarks.md.
 // FINDINGS_BENCH_BURST_S, FINDINGS_BENCH_HALF_S, FINDINGS_BENCH_CONDITIONS (quiet,busy),
 // FINDINGS_BENCH_MODES (off,on,worker), FINDINGS_BENCH_FSYNC_OFF=0 shorten it.
+// FINDINGS_BENCH_FED=1 runs "a journey fed continuously" instead (bench/findings-fed.ts) and
+// replaces the `## Findings: a journey fed continuously` section.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
@@ -25,7 +27,9 @@ import { createProject } from '../src/projects/projects-sql.ts';
 import { TEST_ENCRYPTION_KEY } from '../test/helpers/app.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.ts';
+import { startBenchServer } from './bench-server.ts';
 import { replaceDocsSection } from './docs-section.ts';
+import { fedJourney } from './findings-fed.ts';
 import { BATCH_SIZE, inChild, type LoadResult } from './ingest-load.ts';
 import { DEBIAN_15_BIN, embeddedBinDir, startCluster, type Cluster } from './pg-cluster.ts';
 
@@ -214,7 +218,34 @@ async function startDatabase(settings: string[]): Promise<Cluster> {
   return startCluster({ label: 'Debian PostgreSQL 15', binDir: DEBIAN_15_BIN, locale: 'C.UTF-8', settings });
 }
 
+async function fed(): Promise<void> {
+  const loadAtStart = os.loadavg().map((n) => n.toFixed(1)).join(' / ');
+  const cluster = await startDatabase([]);
+  const server = await startBenchServer({ findingsAnalyzerEnabled: false }, cluster);
+  try {
+    const rows = await fedJourney(server);
+    const heading = '## Findings: a journey fed continuously';
+    const section = `${heading}
+
+\`FINDINGS_BENCH_FED=1 npm run bench:findings\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores shared, ${cluster.label}, default settings;
+load average ${loadAtStart} at the start, ${os.loadavg().map((n) => n.toFixed(1)).join(' / ')} at the end). One journey grown to many events
+and walked once, then fed batches of 100 events by one key while the analyzer runs in the server's process; meanwhile, every
+second, a journey of another project that loses a field, timed from its batch's answer to its finding stored. Lag sampled every
+200 ms as \`service_findings_lag_seconds\` computes it.
+
+| Figure | Measured | Goal |
+|---|---|---|
+${rows}
+`;
+    process.stdout.write(`\n${section}`);
+    replaceDocsSection(DOCS, heading, section);
+  } finally {
+    await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.FINDINGS_BENCH_FED === '1') return fed();
   const loadAtStart = os.loadavg().map((n) => n.toFixed(1)).join(' / ');
   const rows: string[] = [];
   let clusterLabel = '';

@@ -52,7 +52,7 @@ const eventRate = (r: LoadResult, perRequest: number) => (r.done * perRequest) /
  */
 async function withAnalyzer<T>(server: BenchServer, fn: () => Promise<T>): Promise<T> {
   await server.pool.query('DELETE FROM journey_findings_pending');
-  const analyzer: Analyzer = startAnalyzer({ pool: server.pool, logger: pino({ level: 'silent' }), metrics: createMetrics() });
+  const analyzer: Analyzer = startAnalyzer({ pool: server.pool, keyring: server.keyring, logger: pino({ level: 'silent' }), metrics: createMetrics() });
   try {
     return await fn();
   } finally {

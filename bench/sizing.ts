@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     // The analysis, as a worker runs it, until no journey is left pending.
     const analysisWalStart = await lsn();
     const analysisCpu = startCpuCount(postmaster);
-    const analyzer = startAnalyzer({ pool, logger: pino({ level: 'silent' }), metrics: createMetrics() });
+    const analyzer = startAnalyzer({ pool, keyring: server.keyring, logger: pino({ level: 'silent' }), metrics: createMetrics() });
     const pendingCount = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM journey_findings_pending')).rows[0]!.n;
     while ((await pendingCount()) > 0) await analyzer.drain();
     await analyzer.stop();

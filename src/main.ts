@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     sessionLimits: { idleMinutes: config.sessionIdleMinutes, maxHours: config.sessionMaxHours },
   });
   // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
-  const analyzer = worker && config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics }) : null;
+  const analyzer = worker && config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, keyring, logger, metrics }) : null;
   // Alerts are opt-in: with no rule nothing is queued, so nothing is sent (docs/alerts.md).
   const alerts = !worker ? null : startAlertDispatcher({ pool: database.pool, keyring, logger, metrics, allowedHosts: config.alertAllowedHosts ?? [], version: readBuildInfo().version });
   if (secrets.generatedFile !== null) {

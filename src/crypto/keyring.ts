@@ -1,5 +1,5 @@
 // The keyring turns ENCRYPTION_KEY (and, during a rotation, ENCRYPTION_KEY_PREVIOUS) into the
-// four purpose-bound subkeys the service uses. Each purpose gets its own HKDF output so that a
+// purpose-bound subkeys the service uses. Each purpose gets its own HKDF output so that a
 // value produced for one purpose (say a search token) can never be replayed as another (a
 // content hash or an API-key hash), and so that no raw key string is ever fed to a primitive.
 //
@@ -13,7 +13,7 @@ import type { KeyObject } from 'node:crypto';
 /** Which configured key: the one we write under, or the outgoing one we still read. */
 export type KeyRole = 'current' | 'previous';
 
-export type SubkeyPurpose = 'fieldEncryption' | 'searchToken' | 'apiKeyPepper' | 'contentHash';
+export type SubkeyPurpose = 'fieldEncryption' | 'searchToken' | 'apiKeyPepper' | 'contentHash' | 'analysisState';
 
 // Fixed salt: the input is an operator secret, not a DH output, so a constant domain-separating
 // salt is what RFC 5869 suggests when no random salt can be stored alongside the key.
@@ -26,6 +26,7 @@ const PURPOSE_LABELS: Readonly<Record<SubkeyPurpose, string>> = {
   searchToken: 'jtrace/search-token/v1',
   apiKeyPepper: 'jtrace/api-key-pepper/v1',
   contentHash: 'jtrace/content-hash/v1',
+  analysisState: 'jtrace/analysis-state/v1',
 };
 const KEY_ID_LABEL = 'jtrace/key-id/v1';
 

@@ -1,7 +1,9 @@
-// The findings of one journey, computed from its stored events. Lost and changed fields come from
-// the forensics capability's own walk (listJourneyChanges, the "What changed" route), so the
-// analyzer and the forensics routes can never disagree; the other kinds are read from the
-// timeline and, when the project states one, the entity type's expectation.
+// The findings of one journey, computed from all its events at once: the definition the
+// analyzer's incremental walk (incremental-walk.ts) must give for any split of the journey into
+// passes (incremental.int.test.ts). Lost and changed fields come from the forensics capability's
+// own walk (listJourneyChanges, the "What changed" route), so the findings and the forensics
+// routes agree; the other kinds are read from the timeline and, when the project states one, the
+// entity type's expectation.
 
 import { listJourneyChanges } from '../forensics/journey-changes.ts';
 import type { JourneyPayloads, PayloadEvent } from '../query/journey-payloads.ts';

@@ -68,6 +68,7 @@ describe('an analyzer killed mid-run', () => {
 
     // The reference: every journey analysed again from scratch.
     await fx.db.pool.query(`DELETE FROM journey_findings`);
+    await fx.db.pool.query(`DELETE FROM journey_analysis`);
     await markAll(fx.db.pool);
     const reference = quietAnalyzer(fx.db.pool);
     await drainAll(reference, fx.db.pool);

@@ -75,6 +75,27 @@ describe('the findings analyzer', () => {
     expect(findings.map((f) => `${f.kind} ${f.path}`)).toContain('lost customer.phone');
   });
 
+  it('counts the lag of a journey fed while it is analysed from that analysis, not from its first mark', async () => {
+    const events = contactJourney('jrn-fed', 'kept');
+    await ingest(fx, 'production', events.slice(0, 1));
+    // Waiting for an hour: a journey fed without a pause keeps its mark from one pass to the next.
+    await fx.db.pool.query(`UPDATE journey_findings_pending SET pending_at = now() - interval '1 hour'`);
+    let injected = false;
+    const engine = analyzer({
+      beforeStore: async () => {
+        if (injected) return;
+        injected = true;
+        await ingest(fx, 'production', [events[1]!]);
+      },
+    });
+    await engine.drain();
+    // What waits now is only the event stored during the analysis.
+    const lag = await fx.db.pool.query<{ seconds: number }>(`SELECT EXTRACT(EPOCH FROM now() - pending_at)::float8 AS seconds FROM journey_findings_pending`);
+    expect(lag.rows).toHaveLength(1);
+    expect(lag.rows[0]!.seconds).toBeLessThan(60);
+    await drainAll(engine, fx.db.pool);
+  });
+
   it('stores duplicated and failed steps', async () => {
     const [receive, normalize] = contactJourney('jrn-dup', 'kept');
     await ingest(fx, 'production', [

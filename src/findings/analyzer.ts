@@ -7,22 +7,26 @@
 
 import type { Logger } from 'pino';
 import { ADVISORY_LOCK_KEYS, trySessionLock, type HeldLock } from '../db/advisory-lock.ts';
-import { withTransaction, type Pool } from '../db/pool.ts';
-import { MAX_FORENSICS_EVENTS } from '../forensics/limits.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Pool } from '../db/pool.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { readJourneysPayloads, type JourneyPayloads } from '../query/journey-payloads.ts';
-import { analyzeJourney } from './analyze.ts';
-import { selectExpectation, type StoredExpectation } from './expectations-sql.ts';
-import { storeAnalyses, type AnalysedJourney } from './findings-sql.ts';
-import { markDueJourneys, selectPendingJourneys } from './pending-sql.ts';
+import { analyseBatch } from './analyse-batch.ts';
+import type { AnalysedJourney } from './findings-sql.ts';
+import { markDueJourneys } from './pending-sql.ts';
 import { ANALYZER_BATCH_SIZE, ANALYZER_IDLE_MS, ANALYZER_LOCK_RETRY_MS } from './limits.ts';
+import type { ReadCounts } from './walk-read.ts';
+import { stateHasher } from './walk-state.ts';
 
 export interface AnalyzerDeps {
   pool: Pool;
+  /** Keys the hashes the walk's state keeps (walk-state.ts). */
+  keyring: Keyring;
   logger: Pick<Logger, 'info' | 'warn'>;
   metrics: Pick<Metrics, 'findingsAnalysed' | 'findingsStored' | 'analyzerBatches'>;
   now?: () => number;
   batchSize?: number;
+  /** Events walked per journey per batch (ANALYZER_JOURNEY_EVENTS). */
+  journeyEvents?: number;
   idleMs?: number;
   lockRetryMs?: number;
   /** Called after each batch's findings are computed, before they are stored (tests: a crash point). */
@@ -34,6 +38,8 @@ export interface Analyzer {
   drain(): Promise<number>;
   /** True while this instance holds the analyzer lock. */
   holdsLock(): boolean;
+  /** Rows read so far: events after a walk's position, and events read again for a hand-off (tests, benchmarks). */
+  readCounts(): ReadCounts;
   stop(): Promise<void>;
 }
 
@@ -43,6 +49,8 @@ export function startAnalyzer(deps: AnalyzerDeps): Analyzer {
   let running: Promise<number> | null = null;
   let timer: NodeJS.Timeout | null = null;
   const now = deps.now ?? Date.now;
+  const hasher = stateHasher(deps.keyring);
+  const counts: ReadCounts = { events: 0, carried: 0 };
 
   const acquire = async (): Promise<boolean> => {
     if (lock !== null && (await lock.isHeld())) return true;
@@ -57,9 +65,10 @@ export function startAnalyzer(deps: AnalyzerDeps): Analyzer {
     await markDueJourneys(deps.pool, new Date(now()), deps.batchSize ?? ANALYZER_BATCH_SIZE);
     for (;;) {
       if (stopping || !(await lock!.isHeld())) break;
-      const done = await analyseBatch(deps, now);
+      const done = await analyseBatch(deps, now, hasher, counts);
       cleared += done.cleared;
-      if (done.selected < (deps.batchSize ?? ANALYZER_BATCH_SIZE)) break;
+      // A journey with more to walk went to the back of the queue: go on with it (and the others).
+      if (done.selected < (deps.batchSize ?? ANALYZER_BATCH_SIZE) && done.unfinished === 0) break;
     }
     return cleared;
   };
@@ -93,6 +102,7 @@ export function startAnalyzer(deps: AnalyzerDeps): Analyzer {
   return {
     drain,
     holdsLock: () => lock !== null,
+    readCounts: () => ({ ...counts }),
     async stop() {
       stopping = true;
       if (timer) clearTimeout(timer);
@@ -102,42 +112,4 @@ export function startAnalyzer(deps: AnalyzerDeps): Analyzer {
       lock = null;
     },
   };
-}
-
-/** One batch: read and analyse outside any transaction, then store in one short transaction. */
-async function analyseBatch(deps: AnalyzerDeps, now: () => number): Promise<{ selected: number; cleared: number }> {
-  const pending = await selectPendingJourneys(deps.pool, deps.batchSize ?? ANALYZER_BATCH_SIZE);
-  if (pending.length === 0) return { selected: 0, cleared: 0 };
-  const expectations = new Map<string, StoredExpectation | null>();
-  const analysed: AnalysedJourney[] = [];
-  // One read per project of the batch (most batches hold one project).
-  const projects = [...new Set(pending.map((journey) => journey.projectId))];
-  const payloads = new Map<string, JourneyPayloads>();
-  for (const projectId of projects) {
-    const ids = pending.filter((journey) => journey.projectId === projectId).map((journey) => journey.id);
-    for (const [id, read] of await readJourneysPayloads(deps.pool, projectId, ids, MAX_FORENSICS_EVENTS)) payloads.set(`${projectId}\u0000${id}`, read);
-  }
-  for (const journey of pending) {
-    const read = payloads.get(`${journey.projectId}\u0000${journey.id}`);
-    if (read === undefined) continue;
-    const key = `${journey.projectId}\u0000${journey.entityType}`;
-    if (!expectations.has(key)) expectations.set(key, await selectExpectation(deps.pool, journey.projectId, journey.entityType));
-    const findings = await analyzeJourney({ payloads: read, startedAtMs: journey.startedAt.getTime(), expectation: expectations.get(key) ?? null, nowMs: now() });
-    analysed.push({ journey, findings });
-  }
-  await deps.beforeStore?.(analysed);
-  const cleared = await withTransaction(deps.pool, async (client) => {
-    // Findings are derived data: a commit the database loses in a crash loses the cleared marks
-    // with it, and those journeys are analysed again. So the analyzer does not wait for its
-    // commits to reach the disk, and adds no flushes of its own to ingestion's.
-    await client.query('SET LOCAL synchronous_commit = off');
-    return storeAnalyses(client, analysed, new Date(now()));
-  });
-  deps.metrics.findingsAnalysed.inc(analysed.length);
-  // Counted per kind, then added once per kind: a labelled increment per finding showed in the analyzer's profile.
-  const byKind = new Map<string, number>();
-  for (const { findings } of analysed) for (const finding of findings) byKind.set(finding.kind, (byKind.get(finding.kind) ?? 0) + 1);
-  for (const [kind, count] of byKind) deps.metrics.findingsStored.inc({ kind }, count);
-  deps.metrics.analyzerBatches.inc();
-  return { selected: pending.length, cleared };
 }

@@ -6,10 +6,18 @@ import type { Queryable } from '../db/pool.ts';
 import type { FindingKind, FindingStep, JourneyFinding } from './analyze.ts';
 import { ArrayLiteral, textElement } from '../db/array-literals.ts';
 import type { PendingJourney } from './pending-sql.ts';
+import { advanceMarks, requeueMarks, selectWalkGenerations, upsertWalks, type StoredWalk } from './analysis-sql.ts';
 
 export interface AnalysedJourney {
   journey: PendingJourney;
-  findings: JourneyFinding[];
+  /** null: the stored findings stay as they are (a walk started again has not reached the end yet). */
+  findings: JourneyFinding[] | null;
+  /** false: the journey has more events to walk; its mark goes to the back of the queue instead of being cleared. */
+  finished?: boolean;
+  /** The walk to store, and the generation of the stored one it went on from (null: none). */
+  walk?: { read: number | null; stored: StoredWalk };
+  /** When the walk's read began (the database's clock): what waits after this store was stored after it. */
+  readAt?: Date;
 }
 
 /**
@@ -108,12 +116,19 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
     values: [analysed.map((a) => a.journey.projectId), analysed.map((a) => a.journey.id)],
   });
   const stored = new Map(locked.rows.map((row) => [`${row.project_id}\u0000${row.id}`, row.stored ? row : null]));
+  const generations = analysed.some((a) => a.walk !== undefined) ? await selectWalkGenerations(db, analysed.map((a) => a.journey)) : null;
   const writes = new Writes();
   const cleared: PendingJourney[] = [];
-  for (const { journey, findings } of analysed) {
+  const requeued: PendingJourney[] = [];
+  const walks: Array<{ projectId: string; journeyId: string; walk: StoredWalk }> = [];
+  for (const { journey, findings, finished, walk } of analysed) {
     const key = `${journey.projectId}\u0000${journey.id}`;
     if (!stored.has(key)) continue; // deleted meanwhile
-    cleared.push(journey);
+    // Another store went on from the same walk meanwhile (an instance that lost the lock): its result stands.
+    if (walk !== undefined && generations!.get(key) !== walk.read) continue;
+    if (walk !== undefined) walks.push({ projectId: journey.projectId, journeyId: journey.id, walk: walk.stored });
+    (finished === false ? requeued : cleared).push(journey);
+    if (findings === null) continue;
     const before = stored.get(key) ?? null;
     if (findings.length === 0) {
       if (before !== null) writes.emptied(journey);
@@ -130,7 +145,10 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
     // Found again as it was: the row stays as it is.
     if (before === null || !unchanged(before, after)) writes.add(journey, after);
   }
-  if (cleared.length === 0) return 0;
+  await upsertWalks(db, walks);
+  await requeueMarks(db, requeued);
+  const advanced = analysed.filter((a) => a.readAt !== undefined && cleared.includes(a.journey)).map((a) => ({ ...a.journey, readAt: a.readAt! }));
+  if (cleared.length === 0 && writes.isEmpty()) return 0;
   const written = writes.rows(now);
   const result = await db.query<{ cleared: number }>(
     `WITH ${written.sql === null ? '' : `written AS (
@@ -150,6 +168,8 @@ export async function storeAnalyses(db: Queryable, analysed: AnalysedJourney[], 
      SELECT count(*)::int AS cleared FROM cleared`,
     [...writes.emptiedKeys(), cleared.map((j) => j.projectId), cleared.map((j) => j.id), cleared.map((j) => j.pending), ...(written.sql === null ? [] : [now, ...written.values])],
   );
+  // After the clear: the marks left are those an event changed meanwhile.
+  if (result.rows[0]!.cleared < cleared.length) await advanceMarks(db, advanced);
   return result.rows[0]!.cleared;
 }
 
@@ -188,6 +208,10 @@ class Writes {
   add(journey: PendingJourney, row: StoredRow): void {
     this.journeys.push(journey);
     this.stored.push(row);
+  }
+
+  isEmpty(): boolean {
+    return this.stored.length === 0 && this.gone.length === 0;
   }
 
   emptied(journey: PendingJourney): void {

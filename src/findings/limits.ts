@@ -9,6 +9,13 @@ export const MAX_FINDINGS_PER_JOURNEY = 100;
  * statement sends 16 parameters per journey, and PostgreSQL takes 65,535.
  */
 export const ANALYZER_BATCH_SIZE = 100;
+/**
+ * Events the analyzer walks per journey per batch: a journey fed faster, or walked again from its
+ * first event, is taken up again behind the other marked journeys, so a huge journey never holds
+ * up the others (docs/findings.md, "Incremental analysis"). A batch then holds at most
+ * 100 x 2,000 events in memory.
+ */
+export const ANALYZER_JOURNEY_EVENTS = 2_000;
 /** Milliseconds between two analyzer passes when nothing is pending. */
 export const ANALYZER_IDLE_MS = 500;
 /** Milliseconds between two attempts to take the analyzer lock by an instance that does not hold it. */

@@ -4,6 +4,8 @@
 import fc from 'fast-check';
 import pino from 'pino';
 import type { Pool } from '../db/pool.ts';
+import { TEST_ENCRYPTION_KEY } from '../../test/helpers/app.ts';
+import { createKeyring } from '../crypto/keyring.ts';
 import { createMetrics } from '../metrics/metrics.ts';
 import { startAnalyzer, type Analyzer, type AnalyzerDeps } from './analyzer.ts';
 import { FINDING_KINDS, type JourneyFinding } from './analyze.ts';
@@ -11,7 +13,7 @@ import { selectFindings } from './findings-sql.ts';
 
 /** An analyzer whose timer never fires during a test: the test drains it. */
 export function quietAnalyzer(pool: Pool, extra: Partial<AnalyzerDeps> = {}): Analyzer {
-  return startAnalyzer({ pool, logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 3_600_000, lockRetryMs: 3_600_000, ...extra });
+  return startAnalyzer({ pool, keyring: createKeyring({ current: TEST_ENCRYPTION_KEY }), logger: pino({ level: 'silent' }), metrics: createMetrics(), idleMs: 3_600_000, lockRetryMs: 3_600_000, ...extra });
 }
 
 /** Drains until no journey is pending (a drain may leave journeys marked during it). */

@@ -7,7 +7,10 @@ import type { Pool, Queryable } from '../db/pool.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { journeyInScope } from './events-sql.ts';
 import { microsToMillis } from './micros.ts';
+
+export type { TimelinePosition } from './payloads-after-sql.ts';
 import { REDACTED } from '../protocol/redaction/redact.ts';
+import { countEventsAfter, selectPayloadEventsAfter, selectPayloadEventsByKey, type PositionedRecord, type TimelinePosition } from './payloads-after-sql.ts';
 import { selectPayloadEvents, selectPayloadEventsOfJourneys, selectPrunedPayloadEvents, type PayloadEventRecord, type PrunedPayloadRecord } from './payloads-sql.ts';
 
 export interface PayloadEvent {
@@ -159,4 +162,46 @@ export async function readJourneyPayloadsAt(
   };
   const events = rows.slice(0, maxEvents).map((row) => ({ ...fields(row), inputPayload: prune(row, 'input'), outputPayload: prune(row, 'output') }));
   return { events, truncated: rows.length > maxEvents };
+}
+
+/** An event of a whole-journey read with its timeline key (where a walk stopped, to go on from). */
+export interface PositionedEvent {
+  event: PayloadEvent;
+  position: TimelinePosition;
+}
+
+const positioned = (row: PositionedRecord): PositionedEvent => ({
+  event: new StoredPayloadEvent(row),
+  position: { timestamp: row.ts_text, receivedAt: row.received_text, id: row.id },
+});
+
+/**
+ * For the incremental findings analyzer: each journey's first `take` events after its position
+ * (null: from the first), in timeline order, in the caller's transaction (which sets the snapshot
+ * and plans the reads without a sort, timeline-order.ts). A journey without such events is absent.
+ */
+export async function readJourneysPayloadsAfter(
+  db: Queryable,
+  projectId: string,
+  starts: ReadonlyArray<{ journeyId: string; after: TimelinePosition | null }>,
+  take: number,
+): Promise<Map<string, PositionedEvent[]>> {
+  const byJourney = new Map<string, PositionedEvent[]>();
+  if (starts.length === 0) return byJourney;
+  for (const row of await selectPayloadEventsAfter(db, projectId, starts, take)) {
+    let events = byJourney.get(row.journey_id);
+    if (events === undefined) byJourney.set(row.journey_id, (events = []));
+    events.push(positioned(row));
+  }
+  return byJourney;
+}
+
+/** How many events each journey has after its position. */
+export async function countJourneysEventsAfter(db: Queryable, projectId: string, starts: ReadonlyArray<{ journeyId: string; after: TimelinePosition | null }>): Promise<Map<string, number>> {
+  return starts.length === 0 ? new Map() : countEventsAfter(db, projectId, starts);
+}
+
+/** Events of a project by id and arrival (receivedAt as in a TimelinePosition), by id. */
+export async function readPayloadEventsByKey(db: Queryable, projectId: string, keys: ReadonlyArray<{ id: string; receivedAt: string }>): Promise<Map<string, PositionedEvent>> {
+  return new Map((await selectPayloadEventsByKey(db, projectId, keys)).map((row) => [row.id, positioned(row)]));
 }

@@ -76,6 +76,10 @@ interface PlanNode {
 }
 
 const explain = (text: string) => (/^\s*SELECT\b/i.test(text) ? `EXPLAIN (ANALYZE, FORMAT JSON) ${text}` : text);
+type Statement = string | { text: string; values?: unknown[] };
+// A named statement is explained unnamed: its prepared plan would answer rows, not the plan.
+const explained = (statement: Statement, values?: unknown[]): [string, unknown[] | undefined] =>
+  typeof statement === 'string' ? [explain(statement), values] : [explain(statement.text), statement.values];
 
 /**
  * The pool as a read sees it, except that each SELECT answers its EXPLAIN ANALYZE instead of its
@@ -84,10 +88,10 @@ const explain = (text: string) => (/^\s*SELECT\b/i.test(text) ? `EXPLAIN (ANALYZ
  */
 export function explainingPool(pool: Pool): Pool {
   const explaining = {
-    query: (text: string, values?: unknown[]) => pool.query(explain(text), values),
+    query: (text: Statement, values?: unknown[]) => pool.query(...explained(text, values)),
     async connect() {
       const client = await pool.connect();
-      return { query: (text: string, values?: unknown[]) => client.query(explain(text), values), release: (error?: Error) => client.release(error) };
+      return { query: (text: Statement, values?: unknown[]) => client.query(...explained(text, values)), release: (error?: Error) => client.release(error) };
     },
   };
   return explaining as unknown as Pool;
