@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countStored, createProjectKey, startLoad, statusCounts, type Load } from './load.ts';
+import { describePgBouncer } from './pgbouncer-scenario.ts';
 import { sleep, startTopology, waitFor, type Topology } from './topology.ts';
 
 /**
  * The scenarios of docs/deployment.md on one topology, each while 8 clients send batches and 8
- * send single events through HAProxy to two `api,ingest` instances: the primary's machine dies
+ * send single events through HAProxy to two `api,ingest` instances, connected to PostgreSQL
+ * through PgBouncer in session mode (pgbouncer-scenario.ts): the primary's machine dies
  * (Patroni and its postmaster killed with SIGKILL), a planned switchover, a rolling restart of the
  * jtrace instances. Every event answered 202 is read back from the primary; meanwhile clients get
  * 503 with Retry-After, never 500, never an answer slower than the request timeout; ingestion is
@@ -44,6 +46,8 @@ async function expectGuarantees(load: Load): Promise<void> {
 function recoveredAfter(load: Load, since: number): number {
   return Math.min(...load.answers.filter((a) => a.startedAt > since && a.status === 202).map((a) => a.startedAt + a.ms)) - since;
 }
+
+describePgBouncer(() => ({ topology, apiKey }));
 
 describe('the primary lost under load', () => {
   it('loses no acknowledged event, answers 503 with Retry-After meanwhile and recovers within 30 s', async () => {
