@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countStored, createProjectKey, startLoad, statusCounts, type Load } from './load.ts';
+import { describeNetworkFaults } from './network-scenario.ts';
 import { describePgBouncer } from './pgbouncer-scenario.ts';
 import { startNodeHost, startPythonHost, storedOf, type HostResult } from './sdk-hosts.ts';
 import { sleep, startTopology, waitFor, type Topology } from './topology.ts';
@@ -64,6 +65,7 @@ function recoveredAfter(load: Load, since: number): number {
 }
 
 describePgBouncer(() => ({ topology, apiKey }));
+describeNetworkFaults(() => ({ topology, apiKey }));
 
 describe('the primary lost under load', () => {
   it('loses no acknowledged event, answers 503 with Retry-After meanwhile and recovers within 30 s; the Node and Python SDKs lose nothing they count as sent', async () => {
