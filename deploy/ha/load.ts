@@ -25,6 +25,8 @@ export interface Load {
   acknowledged: string[];
   /** The journey of each acknowledged event, in the same order. */
   acknowledgedJourneys: string[];
+  /** When each acknowledged event's request began (ms since the epoch), in the same order. */
+  acknowledgedAt: number[];
   /** Requests that got no HTTP answer at all (connection refused or cut). */
   unanswered: Array<{ route: string; startedAt: number; message: string }>;
   stop(): Promise<void>;
@@ -46,7 +48,7 @@ export function createProjectKey(databaseUrl: string, slug: string): string {
 export function startLoad(baseUrl: string, apiKey: string, senders: { batch: number; single: number; batchSize?: number }): Load {
   const http = new HttpPool(baseUrl, { connections: senders.batch + senders.single, headersTimeout: 60_000, bodyTimeout: 60_000 });
   let running = true;
-  const load: Load = { answers: [], acknowledged: [], acknowledgedJourneys: [], unanswered: [], stop: async () => {} };
+  const load: Load = { answers: [], acknowledged: [], acknowledgedJourneys: [], acknowledgedAt: [], unanswered: [], stop: async () => {} };
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
   const send = async (route: 'batch' | 'single') => {
     while (running) {
@@ -62,6 +64,7 @@ export function startLoad(baseUrl: string, apiKey: string, senders: { batch: num
         load.answers.push({ route, status: response.statusCode, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, startedAt, ms: Date.now() - startedAt });
         const acknowledge = (eventId: string) => {
           load.acknowledged.push(eventId);
+          load.acknowledgedAt.push(startedAt);
           load.acknowledgedJourneys.push(envelopes.find((e) => e.event.id === eventId)!.event.journeyId as string);
         };
         if (response.statusCode === 202 && route === 'single') acknowledge(envelopes[0]!.event.id as string);

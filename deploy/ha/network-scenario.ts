@@ -9,10 +9,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../test/helpers/free-port.ts';
 import { startFaultRelay, NO_FAULTS } from './fault-relay.ts';
-import { countStored, startLoad, statusCounts, type Answer } from './load.ts';
+import { countStored, startLoad, statusCounts, type Answer, type Load } from './load.ts';
 import { ADMIN_TOKEN, ENCRYPTION_KEY, sleep, waitFor, type Topology } from './topology.ts';
 
 const REPOSITORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -32,6 +33,25 @@ async function startInstanceOn(topology: Topology, databaseUrl: string): Promise
   child.stderr!.pipe(log, { end: false });
   await waitFor(`jtrace on ${port}`, async () => (await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) })).status === 200, 60_000);
   return { port, child };
+}
+
+/** For a failure's message: how many acknowledged events the primary lacks, by the phase their request began in. */
+async function missingByPhase(topology: Topology, load: Load, marks: Record<string, number>): Promise<Record<string, number>> {
+  const client = new pg.Client(topology.primaryUrl);
+  await client.connect();
+  try {
+    const found = new Set((await client.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1)', [load.acknowledged])).rows.map((r) => r.id));
+    const phases = Object.entries(marks).sort((a, b) => a[1] - b[1]);
+    const missing: Record<string, number> = {};
+    load.acknowledged.forEach((id, i) => {
+      if (found.has(id)) return;
+      const phase = phases.filter(([, at]) => at <= load.acknowledgedAt[i]!).pop()?.[0] ?? 'start';
+      missing[phase] = (missing[phase] ?? 0) + 1;
+    });
+    return missing;
+  } finally {
+    await client.end();
+  }
 }
 
 const inWindow = (answers: Answer[], from: number, to: number) => answers.filter((a) => a.startedAt >= from && a.startedAt < to);
@@ -78,17 +98,20 @@ export function describeNetworkFaults(context: () => { topology: Topology; apiKe
           resets: phase(marks.resets!, marks.cleared!), after: phase(marks.cleared!, end),
           recoveredMs: Math.min(...load.answers.filter((a) => a.startedAt > marks.cleared! && a.status === 202).map((a) => a.startedAt + a.ms)) - marks.cleared!,
         }));
+        // The answers came from this instance, alive throughout (a crash would free its port).
+        expect(instance.child.exitCode).toBeNull();
         expect(cut).toBeGreaterThan(0);
         expect(load.unanswered).toEqual([]);
         expect(load.answers.filter((a) => a.status !== 202 && a.status !== 503)).toEqual([]);
         expect(load.answers.filter((a) => a.status === 503 && a.retryAfter === null)).toEqual([]);
         expect(Math.max(...load.answers.map((a) => a.ms))).toBeLessThan(30_000);
-        expect(await countStored(topology.primaryUrl, load.acknowledged)).toBe(load.acknowledged.length);
+        const stored = await countStored(topology.primaryUrl, load.acknowledged);
+        if (stored !== load.acknowledged.length) console.log(JSON.stringify({ missingOfPhase: await missingByPhase(topology, load, marks) }));
+        expect(stored).toBe(load.acknowledged.length);
         // Latency and loss slow answers down but fail none of them.
         expect(inWindow(load.answers, marks.latency!, marks.resets!).filter((a) => a.status !== 202)).toEqual([]);
         // Two seconds after the last reset, every request is accepted again.
         expect(inWindow(load.answers, marks.cleared! + 2_000, end).filter((a) => a.status !== 202)).toEqual([]);
-        expect(instance.child.exitCode).toBeNull();
       } finally {
         instance.child.kill('SIGKILL');
         await relay.close();

@@ -14,8 +14,10 @@ import { findPython, PYTHON_SOURCE } from '../../packages/python/test/python.ts'
 import { sleep } from './topology.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-/** What a host may wait at shutdown for its queue to drain (the breaker's 30 s cooldown fits in it). */
+/** What a host may wait at shutdown for its queue to drain. */
 const SHUTDOWN_MS = 60_000;
+/** The breaker's pause after 5 failed requests: 5 s rather than the default 30 s keeps the scenario short. */
+const BREAKER_COOLDOWN_MS = 5_000;
 
 export interface HostResult {
   service: string;
@@ -35,7 +37,7 @@ export interface SdkHost {
 
 export function startNodeHost(endpoint: string, apiKey: string): SdkHost {
   const service = 'ha-node-host';
-  const recorder = createRecorder({ endpoint, apiKey, serviceName: service, environment: 'production', onDiagnostic: () => {} });
+  const recorder = createRecorder({ endpoint, apiKey, serviceName: service, environment: 'production', breakerCooldownMs: BREAKER_COOLDOWN_MS, onDiagnostic: () => {} });
   const result: HostResult = { service, counters: null!, ids: [], escaped: [], wrongResults: 0, calls: 0, settled: false };
   let running = true;
   const loop = (async () => {
@@ -74,7 +76,7 @@ export function startPythonHost(endpoint: string, apiKey: string): SdkHost {
   const dir = mkdtempSync(path.join(tmpdir(), 'jtrace-ha-python-'));
   const stopFile = path.join(dir, 'stop');
   const child = spawn(python, [path.join(HERE, 'sdk_host.py')], {
-    env: { PATH: process.env.PATH ?? '', PYTHONPATH: PYTHON_SOURCE, PYTHONDONTWRITEBYTECODE: '1', JTRACE_ENDPOINT: endpoint, JTRACE_API_KEY: apiKey, STOP_FILE: stopFile, SHUTDOWN_SECONDS: String(SHUTDOWN_MS / 1000) },
+    env: { PATH: process.env.PATH ?? '', PYTHONPATH: PYTHON_SOURCE, PYTHONDONTWRITEBYTECODE: '1', JTRACE_ENDPOINT: endpoint, JTRACE_API_KEY: apiKey, STOP_FILE: stopFile, SHUTDOWN_SECONDS: String(SHUTDOWN_MS / 1000), BREAKER_COOLDOWN_SECONDS: String(BREAKER_COOLDOWN_MS / 1000) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -13,7 +13,7 @@ import jtrace
 
 recorder = jtrace.create_recorder(
     os.environ["JTRACE_ENDPOINT"], os.environ["JTRACE_API_KEY"], "ha-python-host", "production",
-    on_diagnostic=lambda diagnostic: None,
+    breaker_cooldown=float(os.environ.get("BREAKER_COOLDOWN_SECONDS", "30")), on_diagnostic=lambda diagnostic: None,
 )
 escaped = []
 ids = []
