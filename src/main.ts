@@ -18,6 +18,7 @@ import { startMetricsServer } from './metrics/server.ts';
 import { recordKeySuccession, supersedingKeyId } from './rotation/key-mismatch.ts';
 import { reportUnreadableValues } from './rotation/startup-check.ts';
 import { openDatabase } from './runtime/database.ts';
+import { requireSessionPooling } from './runtime/pooling-guard.ts';
 import { isLoopbackHost } from './runtime/loopback.ts';
 import { resolveSecrets } from './runtime/secrets.ts';
 
@@ -45,6 +46,15 @@ async function main(): Promise<void> {
 
   const database = await openDatabase(config, { applicationName: 'jtrace-server' });
   const embedded = database.embedded !== null;
+  // A pooler that shares server sessions (PgBouncer's transaction or statement mode) would break
+  // the jobs' advisory locks and the named statements without an error: refuse it (docs/deployment.md).
+  const poolingGuard = embedded ? null : await requireSessionPooling(database.pool, {
+    logger,
+    onIncompatible: (message) => {
+      process.stderr.write(`jtrace: stopping: ${message}\n`);
+      process.exit(1);
+    },
+  });
   if (embedded) {
     // Embedded mode applies migrations itself; production runs `jtrace migrate` before a deploy.
     const applied = await migrate(database.pool);
@@ -140,6 +150,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    poolingGuard?.stop();
     const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     force.unref();
     try {

@@ -23,6 +23,10 @@ export interface Answer {
 export interface Load {
   answers: Answer[];
   acknowledged: string[];
+  /** The journey of each acknowledged event, in the same order. */
+  acknowledgedJourneys: string[];
+  /** When each acknowledged event's request began (ms since the epoch), in the same order. */
+  acknowledgedAt: number[];
   /** Requests that got no HTTP answer at all (connection refused or cut). */
   unanswered: Array<{ route: string; startedAt: number; message: string }>;
   stop(): Promise<void>;
@@ -44,7 +48,7 @@ export function createProjectKey(databaseUrl: string, slug: string): string {
 export function startLoad(baseUrl: string, apiKey: string, senders: { batch: number; single: number; batchSize?: number }): Load {
   const http = new HttpPool(baseUrl, { connections: senders.batch + senders.single, headersTimeout: 60_000, bodyTimeout: 60_000 });
   let running = true;
-  const load: Load = { answers: [], acknowledged: [], unanswered: [], stop: async () => {} };
+  const load: Load = { answers: [], acknowledged: [], acknowledgedJourneys: [], acknowledgedAt: [], unanswered: [], stop: async () => {} };
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
   const send = async (route: 'batch' | 'single') => {
     while (running) {
@@ -58,10 +62,15 @@ export function startLoad(baseUrl: string, apiKey: string, senders: { batch: num
         const text = await response.body.text();
         const retryAfter = response.headers['retry-after'];
         load.answers.push({ route, status: response.statusCode, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, startedAt, ms: Date.now() - startedAt });
-        if (response.statusCode === 202 && route === 'single') load.acknowledged.push(envelopes[0]!.event.id as string);
+        const acknowledge = (eventId: string) => {
+          load.acknowledged.push(eventId);
+          load.acknowledgedAt.push(startedAt);
+          load.acknowledgedJourneys.push(envelopes.find((e) => e.event.id === eventId)!.event.journeyId as string);
+        };
+        if (response.statusCode === 202 && route === 'single') acknowledge(envelopes[0]!.event.id as string);
         if (response.statusCode === 202 && route === 'batch') {
           const results = (JSON.parse(text) as { data: { results: Array<{ eventId: string; status: string }> } }).data.results;
-          for (const result of results) if (result.status === 'accepted') load.acknowledged.push(result.eventId);
+          for (const result of results) if (result.status === 'accepted') acknowledge(result.eventId);
         }
         if (response.statusCode !== 202) await sleep(100);
       } catch (error) {

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countStored, createProjectKey, startLoad, statusCounts, type Load } from './load.ts';
+import { describeNetworkFaults } from './network-scenario.ts';
+import { describePgBouncer } from './pgbouncer-scenario.ts';
+import { startNodeHost, startPythonHost, storedOf, type HostResult } from './sdk-hosts.ts';
 import { sleep, startTopology, waitFor, type Topology } from './topology.ts';
 
 /**
  * The scenarios of docs/deployment.md on one topology, each while 8 clients send batches and 8
- * send single events through HAProxy to two `api,ingest` instances: the primary's machine dies
+ * send single events through HAProxy to two `api,ingest` instances, connected to PostgreSQL
+ * through PgBouncer in session mode (pgbouncer-scenario.ts): the primary's machine dies
  * (Patroni and its postmaster killed with SIGKILL), a planned switchover, a rolling restart of the
  * jtrace instances. Every event answered 202 is read back from the primary; meanwhile clients get
  * 503 with Retry-After, never 500, never an answer slower than the request timeout; ingestion is
@@ -40,16 +44,35 @@ async function expectGuarantees(load: Load): Promise<void> {
   expect(await countStored(topology.primaryUrl, load.acknowledged)).toBe(load.acknowledged.length);
 }
 
+/**
+ * An SDK host's guarantees: no SDK call raised into it, every event it counts as sent is stored,
+ * and with its queue drained at shutdown nothing was dropped or refused.
+ */
+async function expectSdkGuarantees(host: HostResult): Promise<void> {
+  const stored = await storedOf(topology.primaryUrl, host);
+  console.log(JSON.stringify({ host: host.service, calls: host.calls, settled: host.settled, ...host.counters, stored: stored.byService }));
+  expect(host.escaped).toEqual([]);
+  expect(host.wrongResults).toBe(0);
+  expect(host.counters.sent + host.counters.rejected + host.counters.dropped).toBe(host.counters.recorded);
+  expect(stored.byService).toBeGreaterThanOrEqual(host.counters.sent);
+  expect({ rejected: host.counters.rejected, dropped: host.counters.dropped, unconfirmed: host.counters.unconfirmed }).toEqual({ rejected: 0, dropped: 0, unconfirmed: 0 });
+  expect(stored.ofIds).toBe(host.ids.length);
+}
+
 /** Milliseconds from `since` to the first 202 answer of a request sent after it. */
 function recoveredAfter(load: Load, since: number): number {
   return Math.min(...load.answers.filter((a) => a.startedAt > since && a.status === 202).map((a) => a.startedAt + a.ms)) - since;
 }
 
+describePgBouncer(() => ({ topology, apiKey }));
+describeNetworkFaults(() => ({ topology, apiKey }));
+
 describe('the primary lost under load', () => {
-  it('loses no acknowledged event, answers 503 with Retry-After meanwhile and recovers within 30 s', async () => {
+  it('loses no acknowledged event, answers 503 with Retry-After meanwhile and recovers within 30 s; the Node and Python SDKs lose nothing they count as sent', async () => {
     const old = await topology.leader();
     expect(old).not.toBeNull();
     const load = startLoad(topology.jtraceUrl, apiKey, { batch: 8, single: 8 });
+    const hosts = [startNodeHost(topology.jtraceUrl, apiKey), startPythonHost(topology.jtraceUrl, apiKey)];
     await sleep(3_000);
     const killedAt = Date.now();
     topology.killNode(old!);
@@ -66,6 +89,7 @@ describe('the primary lost under load', () => {
     report('primary lost', load, { promotedMs, recoveredMs, newLeader: next.name });
     await expectGuarantees(load);
     expect(recoveredMs).toBeLessThan(30_000);
+    for (const host of await Promise.all(hosts.map((h) => h.stop()))) await expectSdkGuarantees(host);
     // The lost node comes back as a replica of the new primary (pg_rewind), as after a repair.
     topology.startNode(old!);
     await waitFor('the lost node to stream again', async () => {

@@ -46,6 +46,12 @@ export interface Topology {
   instances: JtraceInstance[];
   /** The app role's URL through HAProxy's primary port. */
   primaryUrl: string;
+  /** The app role's URL through PgBouncer in session mode, in front of HAProxy's primary port: the instances' DATABASE_URL. */
+  bouncerUrl: string;
+  /** The same PgBouncer's database entries in transaction and statement mode, which jtrace refuses. */
+  bouncerUrls: { transaction: string; statement: string };
+  /** PgBouncer's console database (SHOW STATS, SHOW POOLS), as the app role. */
+  bouncerConsoleUrl: string;
   replicaUrl: string;
   superuserPrimaryUrl: string;
   /** jtrace through HAProxy. */
@@ -169,6 +175,15 @@ export async function startTopology(options: { instances?: Array<{ roles: string
   }));
   children.push(spawnLogged('haproxy', ['-f', haproxyConfig, '-db'], path.join(dir, 'haproxy.log')));
 
+  // PgBouncer in front of HAProxy's primary port; it may not run as root.
+  const bouncerPort = await freePort();
+  const bouncerConfig = path.join(dir, 'pgbouncer.ini');
+  writeFileSync(bouncerConfig, fill(readFileSync(path.join(HERE, 'pgbouncer.ini'), 'utf8'), {
+    PRIMARY_PORT: ports.primary, BOUNCER_PORT: bouncerPort, DIR: dir, APP_ROLE,
+  }));
+  writeFileSync(path.join(dir, 'pgbouncer-users.txt'), `"${APP_ROLE}" "${APP_PASSWORD}"\n`, { mode: 0o644 });
+  children.push(spawnLogged('pgbouncer', [bouncerConfig], path.join(dir, 'pgbouncer.log'), { postgres: true }));
+
   const leader = async (): Promise<PatroniNode | null> => {
     for (const node of nodes) {
       if ((await status(`http://127.0.0.1:${node.restPort}/primary`, 'OPTIONS').catch(() => 0)) === 200) return node;
@@ -178,13 +193,14 @@ export async function startTopology(options: { instances?: Array<{ roles: string
   const superuserPrimaryUrl = `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${ports.primary}/postgres`;
   const primaryUrl = `postgres://${APP_ROLE}:${APP_PASSWORD}@127.0.0.1:${ports.primary}/jtrace`;
   const replicaUrl = `postgres://${APP_ROLE}:${APP_PASSWORD}@127.0.0.1:${ports.replica}/jtrace`;
+  const bouncer = (database: string) => `postgres://${APP_ROLE}:${APP_PASSWORD}@127.0.0.1:${bouncerPort}/${database}`;
 
   const extraEnv = new Map<JtraceInstance, Record<string, string>>();
   const startInstance = async (instance: JtraceInstance) => {
     instance.process = spawnLogged(process.execPath, ['--import', 'tsx', 'src/main.ts'], path.join(dir, `jtrace-${instance.port}.log`), {
       cwd: REPOSITORY,
       env: {
-        PATH: process.env.PATH ?? '', DATABASE_URL: primaryUrl, ADMIN_TOKEN, ENCRYPTION_KEY, HOST: '127.0.0.1',
+        PATH: process.env.PATH ?? '', DATABASE_URL: bouncer('jtrace'), ADMIN_TOKEN, ENCRYPTION_KEY, HOST: '127.0.0.1',
         PORT: String(instance.port), LOG_LEVEL: 'warn', JTRACE_ROLES: instance.roles, METRICS_PORT: String(instance.metricsPort),
         // Stale-tolerant reads go to a streaming standby through HAProxy's replica port.
         DATABASE_READ_URL: replicaUrl, ...options.env, ...extraEnv.get(instance),
@@ -194,7 +210,9 @@ export async function startTopology(options: { instances?: Array<{ roles: string
   };
 
   const topology: Topology = {
-    dir, nodes, instances, primaryUrl, replicaUrl, superuserPrimaryUrl, jtraceUrl: `http://127.0.0.1:${ports.jtrace}`,
+    dir, nodes, instances, primaryUrl, replicaUrl, superuserPrimaryUrl,
+    bouncerUrl: bouncer('jtrace'), bouncerUrls: { transaction: bouncer('jtrace_transaction'), statement: bouncer('jtrace_statement') },
+    bouncerConsoleUrl: bouncer('pgbouncer'), jtraceUrl: `http://127.0.0.1:${ports.jtrace}`,
     leader,
     killNode(node) {
       const postmaster = postmasterPid(node);

@@ -23,9 +23,14 @@ export function createPool(options: PoolOptions): Pool {
     connectionString: options.connectionString,
     max: options.max,
     application_name: options.applicationName ?? 'jtrace',
-    // Every connection carries the timeout, so no statement can forget it.
-    options: `-c statement_timeout=${options.statementTimeoutMs}`,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+    // Every connection carries the timeout, so no statement can forget it. Set by a statement
+    // before the connection is handed out, not by the `options` startup parameter: PgBouncer
+    // refuses a connection that sends one ("unsupported startup parameter: options") or, told
+    // to ignore it, drops the timeout silently (docs/deployment.md, "PgBouncer").
+    onConnect: async (client) => {
+      await client.query(`SET statement_timeout = ${Math.trunc(options.statementTimeoutMs)}`);
+    },
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
