@@ -28,6 +28,7 @@ const EXPECTED_TABLES = [
   'events',
   'expectations',
   'journey_aliases',
+  'journey_analysis',
   'journey_findings',
   'journey_findings_pending',
   'journeys',
