@@ -31,7 +31,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
     const current = filters;
     setPage(null);
     setError(null);
-    document.title = showBidiControls(`${current.status === 'failed' ? 'Failures' : 'Journeys'} · ${project.name} · jtrace`);
+    document.title = showBidiControls(`${current.status === 'failed' ? 'Failures' : current.finding === 'lost' ? 'Lost data' : 'Journeys'} · ${project.name} · jtrace`);
     const cursor = new URLSearchParams(key).get('cursor') ?? undefined;
     const options = { projectId: project.id };
     request<Page<JourneySummary>>('/v1/journeys' + query({ ...apiParams(current), limit: PAGE_SIZE, cursor }), options).then(setPage, setError);
@@ -96,6 +96,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
   };
 
   const failuresOnly = filters.status === 'failed';
+  const lostOnly = filters.finding === 'lost';
   const sort = sortFromParam(params.get('sort'));
   // The chart counts every journey the list would show with the same filters: an exact total.
   const total = activity ? activity.buckets.reduce((sum, b) => sum + b.active + b.completed + b.failed, 0) : null;
@@ -103,9 +104,12 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
   return (
     <>
       <div className="page-heading">
-        <h1>{failuresOnly ? 'Failed journeys' : 'Journeys'}</h1>
+        <h1>{failuresOnly && lostOnly ? 'Failed journeys that lost data' : failuresOnly ? 'Failed journeys' : lostOnly ? 'Journeys that lost data' : 'Journeys'}</h1>
         <button type="button" className={failuresOnly ? 'toggle on' : 'toggle'} aria-pressed={failuresOnly} onClick={() => go({ status: failuresOnly ? null : 'failed' })}>
           Failures only
+        </button>
+        <button type="button" className={lostOnly ? 'toggle on' : 'toggle'} aria-pressed={lostOnly} onClick={() => go(lostOnly ? { finding: null, path: null } : { finding: 'lost', path: null })}>
+          Lost data only
         </button>
       </div>
       <form className="filters" onSubmit={apply} key={key} aria-label="Journey filters">
