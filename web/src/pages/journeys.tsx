@@ -9,7 +9,8 @@ import { showBidiControls } from '../lib/bidi.ts';
 import { SORTS, sortFromParam, sortJourneys } from '../lib/journey-sort.ts';
 import { navigate, withParams } from '../router.tsx';
 import { activityStart } from '../lib/activity-zoom.ts';
-import { apiParams, filtersFromParams, hasNarrowingFilter, localInputValue, type ListFilters } from './journeys-filters.ts';
+import { activitySummary, apiParams, filtersFromParams, filtersSummary, hasNarrowingFilter, localInputValue, type ListFilters } from './journeys-filters.ts';
+import { Fold } from '../components/fold.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -112,6 +113,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
           Lost data only
         </button>
       </div>
+      <Fold className="filters-fold" summary={<>Filters<span className="muted"> · {filtersSummary(filters)}</span></>}>
       <form className="filters" onSubmit={apply} key={key} aria-label="Journey filters">
         <label>
           Window
@@ -173,21 +175,24 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
         <FindingFilter value={filters.finding} />
         <button type="submit">Apply</button>
       </form>
+      </Fold>
       {params.get('deleted') ? <p role="status" className="notice">The journey was deleted.</p> : null}
       <ErrorMessage error={error} />
       {activity ? (
-        <ActivityChart
-          activity={zoom ?? activity}
-          onNarrow={(since, until) => go({ window: 'custom', since, until })}
-        />
-      ) : null}
-      {zoom ? (
-        <p className="muted chart-zoom">
-          The chart starts where this window’s activity does.{' '}
-          <button type="button" className="link-button" onClick={() => setWholeWindow(true)}>
-            Draw the whole window
-          </button>
-        </p>
+        <Fold className="chart-fold" summary={<>Activity<span className="muted"> · {activitySummary(activity)}</span></>}>
+          <ActivityChart
+            activity={zoom ?? activity}
+            onNarrow={(since, until) => go({ window: 'custom', since, until })}
+          />
+          {zoom ? (
+            <p className="muted chart-zoom">
+              The chart starts where this window’s activity does.{' '}
+              <button type="button" className="link-button" onClick={() => setWholeWindow(true)}>
+                Draw the whole window
+              </button>
+            </p>
+          ) : null}
+        </Fold>
       ) : null}
       <TopLostFields
         project={project}
@@ -210,6 +215,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
             projectId={project.id}
             items={sortJourneys(page.items, sort)}
             caption={`${failuresOnly ? 'Failed journeys' : 'Journeys'}, ${sort === 'last' ? 'most recent activity' : sort === 'start' ? 'latest start' : 'longest'} first`}
+            captionHidden
             sort={sort}
             onSort={(by) => navigate(base + withParams(params, { sort: by === 'last' ? null : by }), { replace: true })}
           />
