@@ -2,7 +2,7 @@
 // The drawing is as wide in units as the figure is in pixels, so its text keeps its CSS size on
 // a phone (a 1000-unit drawing in 356 px drew 5 px labels); there each lane's service name goes
 // on a row of its own above the lane's bars, leaving the whole width to the bars.
-import { useLayoutEffect, useRef, useState, type RefObject } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { EventRow } from '../api.ts';
 import { showBidiControls } from '../lib/bidi.ts';
 import { formatDuration } from '../lib/format.ts';
@@ -39,49 +39,40 @@ function useWidth(drawn: boolean): [RefObject<HTMLElement | null>, number] {
 
 export function Waterfall(props: { events: EventRow[]; selectedId: string | null; onSelect: (id: string) => void; lost?: Map<string, string[]> }) {
   const [ref, width] = useWidth(props.events.length > 0);
+  // The drawing keeps one select function, so a new selection redraws two bars, not every bar.
+  const onSelect = useRef(props.onSelect);
+  onSelect.current = props.onSelect;
+  const select = useCallback((id: string) => onSelect.current(id), []);
   if (props.events.length === 0) return null;
   return (
     <figure className="waterfall" ref={ref}>
-      <WaterfallDrawing {...props} width={width} />
+      <WaterfallDrawing events={props.events} selectedId={props.selectedId} onSelect={select} lost={props.lost} width={width} />
     </figure>
   );
 }
 
+/** One step's bar: drawn again only when it is selected or unselected (a journey may have 10,000). */
+const StepBar = memo(function StepBar({ event, x, y, width, height, selected, lostHere, onSelect }: {
+  event: EventRow;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  selected: boolean;
+  lostHere: string[] | undefined;
+  onSelect: (id: string) => void;
+}) {
+  const classes = ['step', isFailure(event) ? 'step-failed' : '', selected ? 'step-selected' : '', lostHere ? 'step-lost' : ''].join(' ');
+  return (
+    <rect className={classes} x={x} y={y} width={width} height={height} onClick={() => onSelect(event.id)}>
+      <title>{showBidiControls(`${event.service} · ${event.name} (${event.operation})`) + ` · ${formatDuration(event.durationMs)}${lostHere ? ` · lost ${lostHere.join(', ')}` : ''}`}</title>
+    </rect>
+  );
+});
+
 function WaterfallDrawing({ events, selectedId, onSelect, lost, width: WIDTH }: { events: EventRow[]; selectedId: string | null; onSelect: (id: string) => void; lost?: Map<string, string[]> | undefined; width: number }) {
-  const narrow = WIDTH < NARROW;
-  const label = narrow ? 0 : LABEL;
-  const top = narrow ? NAME_ROW : 0;
-  const laneHeight = LANE + top;
-  const services = [...new Set(events.map((event) => event.service))];
-  const starts = events.map((event) => Date.parse(event.eventTimestamp));
-  const t0 = Math.min(...starts);
-  const t1 = Math.max(...events.map((event, index) => starts[index]! + (event.durationMs ?? 0)));
-  const span = Math.max(1, t1 - t0);
-  const plot = WIDTH - label - 10;
-  const height = services.length * laneHeight + 24;
-  const bars = events.map((event, index) => ({
-    event,
-    x: label + ((starts[index]! - t0) / span) * plot,
-    width: Math.max(MIN_BAR, ((event.durationMs ?? 0) / span) * plot),
-    lane: services.indexOf(event.service),
-    lostHere: lost?.get(event.id),
-  }));
-  // A bar's name goes to its right, else to its left, where it covers no bar and no other name of
-  // its lane; else it is left to the bar's tooltip. Up to LABELLED_MAX events only.
-  const taken = new Map<number, [number, number][]>();
-  for (const bar of bars) taken.set(bar.lane, [...(taken.get(bar.lane) ?? []), [bar.x - 1, bar.x + bar.width + 1]]);
-  const labels = events.length > LABELLED_MAX ? [] : bars.flatMap((bar) => {
-    const text = showBidiControls(barLabel(bar.event.name)) + (bar.lostHere ? ' · lost' : '');
-    const textWidth = Array.from(text).length * 6.5;
-    const spans = taken.get(bar.lane)!;
-    const free = (from: number, to: number) => from >= label && to <= WIDTH - 4 && spans.every(([a, b]) => to <= a || from >= b);
-    const right: [number, number] = [bar.x + bar.width + 4, bar.x + bar.width + 4 + textWidth];
-    const left: [number, number] = [bar.x - 4 - textWidth, bar.x - 4];
-    const place = free(...right) ? right : free(...left) ? left : null;
-    if (!place) return [];
-    spans.push(place);
-    return [{ bar, text, start: place === right }];
-  });
+  // Laid out once per set of events and width: moving the selection ("j") reuses it.
+  const { narrow, label, top, laneHeight, services, span, plot, height, bars, labels } = useMemo(() => layout(events, WIDTH, lost), [events, WIDTH, lost]);
   return (
     <svg
         viewBox={`0 0 ${WIDTH} ${height}`}
@@ -97,14 +88,9 @@ function WaterfallDrawing({ events, selectedId, onSelect, lost, width: WIDTH }: 
             </text>
           </g>
         ))}
-        {bars.map(({ event, x, width, lane, lostHere }) => {
-          const classes = ['step', isFailure(event) ? 'step-failed' : '', event.id === selectedId ? 'step-selected' : '', lostHere ? 'step-lost' : ''].join(' ');
-          return (
-            <rect key={event.id} className={classes} x={x} y={lane * laneHeight + top + 5} width={width} height={LANE - 10} onClick={() => onSelect(event.id)}>
-              <title>{showBidiControls(`${event.service} · ${event.name} (${event.operation})`) + ` · ${formatDuration(event.durationMs)}${lostHere ? ` · lost ${lostHere.join(', ')}` : ''}`}</title>
-            </rect>
-          );
-        })}
+        {bars.map(({ event, x, width, lane, lostHere }) => (
+          <StepBar key={event.id} event={event} x={x} y={lane * laneHeight + top + 5} width={width} height={LANE - 10} selected={event.id === selectedId} lostHere={lostHere} onSelect={onSelect} />
+        ))}
         {labels.map(({ bar, text, start }) => (
           <text
             key={bar.event.id}
@@ -126,6 +112,49 @@ function WaterfallDrawing({ events, selectedId, onSelect, lost, width: WIDTH }: 
         ))}
       </svg>
   );
+}
+
+function layout(events: EventRow[], WIDTH: number, lost: Map<string, string[]> | undefined) {
+  const narrow = WIDTH < NARROW;
+  const label = narrow ? 0 : LABEL;
+  const top = narrow ? NAME_ROW : 0;
+  const laneHeight = LANE + top;
+  const services = [...new Set(events.map((event) => event.service))];
+  const starts = events.map((event) => Date.parse(event.eventTimestamp));
+  const t0 = Math.min(...starts);
+  const t1 = Math.max(...events.map((event, index) => starts[index]! + (event.durationMs ?? 0)));
+  const span = Math.max(1, t1 - t0);
+  const plot = WIDTH - label - 10;
+  const height = services.length * laneHeight + 24;
+  const bars = events.map((event, index) => ({
+    event,
+    x: label + ((starts[index]! - t0) / span) * plot,
+    width: Math.max(MIN_BAR, ((event.durationMs ?? 0) / span) * plot),
+    lane: services.indexOf(event.service),
+    lostHere: lost?.get(event.id),
+  }));
+  // A bar's name goes to its right, else to its left, where it covers no bar and no other name of
+  // its lane; else it is left to the bar's tooltip. Up to LABELLED_MAX events only.
+  const taken = new Map<number, [number, number][]>();
+  if (events.length <= LABELLED_MAX) {
+    for (const bar of bars) {
+      if (!taken.has(bar.lane)) taken.set(bar.lane, []);
+      taken.get(bar.lane)!.push([bar.x - 1, bar.x + bar.width + 1]);
+    }
+  }
+  const labels = events.length > LABELLED_MAX ? [] : bars.flatMap((bar) => {
+    const text = showBidiControls(barLabel(bar.event.name)) + (bar.lostHere ? ' · lost' : '');
+    const textWidth = Array.from(text).length * 6.5;
+    const spans = taken.get(bar.lane)!;
+    const free = (from: number, to: number) => from >= label && to <= WIDTH - 4 && spans.every(([a, b]) => to <= a || from >= b);
+    const right: [number, number] = [bar.x + bar.width + 4, bar.x + bar.width + 4 + textWidth];
+    const left: [number, number] = [bar.x - 4 - textWidth, bar.x - 4];
+    const place = free(...right) ? right : free(...left) ? left : null;
+    if (!place) return [];
+    spans.push(place);
+    return [{ bar, text, start: place === right }];
+  });
+  return { narrow, label, top, laneHeight, services, span, plot, height, bars, labels };
 }
 
 /** SVG text cannot wrap: a service's name is cut to fit its lane's label, direction controls shown. */
