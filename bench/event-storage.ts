@@ -69,7 +69,7 @@ function batch(): Batch {
     }
     for (const [type, value] of Object.entries((event.aliases ?? {}) as Record<string, string>)) {
       out.aliases.push({ ref: out.aliases.length + 1, journey_id: event.journeyId, alias_type: type, value_encrypted: `v1.${KEY_ID}.${randomBytes(40).toString('base64')}`,
-        token: token(value), token_key_id: KEY_ID, displayable: type === 'stripeCustomer', display_value: type === 'stripeCustomer' ? value : null });
+        token: token(value), token_key_id: KEY_ID, displayable: type === 'stripeCustomer', display_value: type === 'stripeCustomer' ? value : null, loose: [] });
       out.journeyTokens.push({ token: token(value), journey_id: event.journeyId, kind: 'alias', key_id: KEY_ID });
     }
     out.eventTokens.push({ token: token(event.traceId), journey_id: event.journeyId, kind: 'trace_id', key_id: KEY_ID });

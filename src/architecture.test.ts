@@ -63,6 +63,8 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   alerts: ['rules.ts'],
   // The demo data set the CLI's demo command sends.
   web: ['demo-journeys.ts'],
+  // The worker's loose search token backfill.
+  'loose-backfill': ['backfill.ts'],
   // Accounts and memberships: the interface's sign-in and session answer, the CLI's user commands.
   teams: ['accounts.ts', 'tokens.ts', 'sign-in.ts', 'describe.ts', 'routes.ts', 'users-sql.ts', 'oidc.ts', 'invitation-routes.ts'],
 };

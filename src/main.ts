@@ -12,6 +12,7 @@ import { startRetentionSweeper } from './deletion/retention-sweep.ts';
 import { startEventPartitionUpkeep } from './db/event-partitions.ts';
 import { startAlertDispatcher } from './alerts/dispatcher.ts';
 import { startAnalyzer } from './findings/analyzer.ts';
+import { startLooseTokenBackfill } from './loose-backfill/backfill.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
@@ -131,6 +132,8 @@ async function main(): Promise<void> {
   // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
   const analyzer = worker && config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, keyring, logger, metrics }) : null;
   // Alerts are opt-in: with no rule nothing is queued, so nothing is sent (docs/alerts.md).
+  // Loose search tokens for aliases stored before loose matching or under a replaced key.
+  const looseBackfill = worker ? startLooseTokenBackfill({ pool: database.pool, keyring, logger }) : null;
   const alerts = !worker ? null : startAlertDispatcher({ pool: database.pool, keyring, logger, metrics, allowedHosts: config.alertAllowedHosts ?? [], version: readBuildInfo().version });
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
@@ -155,7 +158,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper?.stop(), partitionUpkeep?.stop(), analyzer?.stop(), alerts?.stop(), unreadableCheck, roleCheck]);
+      await Promise.all([app.close(), sweeper?.stop(), partitionUpkeep?.stop(), analyzer?.stop(), alerts?.stop(), looseBackfill?.stop(), unreadableCheck, roleCheck]);
       await readReplica?.stop();
       await replicaPool?.end();
       await metricsServer?.close();

@@ -23,6 +23,8 @@ export const ADVISORY_LOCK_KEYS = {
   alerts: 7_314_005,
   /** Creating the daily partitions of events ahead (src/db/event-partitions.ts). */
   eventPartitions: 7_314_017,
+  /** Loose search tokens for aliases stored before them or under a replaced key (src/loose-backfill). */
+  looseBackfill: 7_314_031,
 } as const;
 
 export const RETENTION_LOCK_KEY = ADVISORY_LOCK_KEYS.retention;

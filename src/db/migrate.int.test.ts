@@ -33,6 +33,8 @@ const EXPECTED_TABLES = [
   'journey_findings_pending',
   'journeys',
   'key_successions',
+  'loose_search_tokens',
+  'loose_token_backfill',
   'password_links',
   'personal_tokens',
   'project_members',

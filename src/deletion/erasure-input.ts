@@ -15,6 +15,8 @@ export const erasureRequestSchema = z.strictObject({
     .refine((value) => value.trim() !== '', 'must not be empty or only white space'),
   environment: textField().min(1, 'must not be empty').optional(),
   dryRun: z.boolean({ error: 'must be true or false' }).optional(),
+  // loose: an e-mail address ignoring case, a phone number in any spelling (docs/decisions.md).
+  match: z.enum(['exact', 'loose'], { error: 'must be exact or loose' }).optional(),
 });
 
 export type ErasureRequest = z.infer<typeof erasureRequestSchema>;

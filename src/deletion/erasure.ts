@@ -1,5 +1,7 @@
 import type { AuditActor } from '../audit/audit-log.ts';
 import type { Keyring } from '../crypto/keyring.ts';
+import type { LooseFormKind } from '../crypto/loose-forms.ts';
+import { looseLookups, type LooseLookup } from '../crypto/loose-tokens.ts';
 import { searchTokenForWrite, searchTokensForLookup } from '../crypto/search-tokens.ts';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { AppError } from '../http/errors.ts';
@@ -9,7 +11,7 @@ import { runAuditedBatches, type BatchHooks } from './audited-batches.ts';
 import { databaseNow, deleteSnapshotBatch, liftStatementTimeout } from './deletion-sql.ts';
 import type { ErasureRequest } from './erasure-input.ts';
 import { DELETION_BATCH_SIZE, MAX_ERASURE_DRY_RUN_JOURNEYS } from './limits.ts';
-import { listErasureMatches, snapshotErasureMatches, type MatchedJourney } from './match-sql.ts';
+import { countFormMatches, listErasureMatches, snapshotErasureMatches, type ErasureTokens, type MatchedJourney } from './match-sql.ts';
 import { supersedingKeyId, tokensUnderUnconfiguredKeys } from '../rotation/key-mismatch.ts';
 
 export interface ErasureDeps {
@@ -23,6 +25,13 @@ export interface ErasureDeps {
 
 export interface ErasureDryRun {
   journeys: MatchedJourney[];
+  total: number;
+  /** With loose matching: how many journeys each form of the value finds (exact first). */
+  forms?: ErasureFormCount[];
+}
+
+export interface ErasureFormCount {
+  form: 'exact' | LooseFormKind;
   total: number;
 }
 
@@ -62,16 +71,29 @@ async function environmentIdFor(db: Queryable, projectId: string, name: string |
   return environment.id;
 }
 
-/** Every key's token of the normalized value: a value indexed before a key rotation is still found. */
-function lookupTokens(keyring: Keyring, value: string): string[] {
-  return searchTokensForLookup(keyring, normalizeIdentifier(value)).map((token) => token.token);
+/**
+ * Every key's token of the normalized value: a value indexed before a key rotation is still
+ * found. match=loose adds the loose tokens of the value's e-mail or phone normal forms.
+ */
+function lookupTokens(keyring: Keyring, request: ErasureRequest): { tokens: ErasureTokens; forms: LooseLookup[] } {
+  const exact = searchTokensForLookup(keyring, normalizeIdentifier(request.value)).map((token) => token.token);
+  if (request.match !== 'loose') return { tokens: { exact, loose: null }, forms: [] };
+  const forms = looseLookups(keyring, request.value);
+  return { tokens: { exact, loose: forms.flatMap((form) => form.tokens) }, forms };
 }
 
 /** What an erasure would delete: at most 1,000, most recent first, and the full count. Writes nothing. */
 export async function previewErasure(deps: ErasureDeps, projectId: string, request: ErasureRequest): Promise<ErasureDryRun> {
   await refuseSupersededKey(deps);
   const environmentId = await environmentIdFor(deps.pool, projectId, request.environment);
-  return listErasureMatches(deps.pool, projectId, lookupTokens(deps.keyring, request.value), environmentId, MAX_ERASURE_DRY_RUN_JOURNEYS);
+  const { tokens, forms } = lookupTokens(deps.keyring, request);
+  const list = await listErasureMatches(deps.pool, projectId, tokens, environmentId, MAX_ERASURE_DRY_RUN_JOURNEYS);
+  if (tokens.loose === null) return list;
+  const counts: ErasureFormCount[] = [{ form: 'exact', total: await countFormMatches(deps.pool, projectId, { kind: 'exact', tokens: tokens.exact }, environmentId) }];
+  for (const lookup of forms) {
+    counts.push({ form: lookup.form.kind, total: await countFormMatches(deps.pool, projectId, { kind: 'loose', tokens: lookup.tokens }, environmentId) });
+  }
+  return { ...list, forms: counts };
 }
 
 /**
@@ -88,7 +110,7 @@ export async function eraseIdentifier(
 ): Promise<ErasureResult> {
   await refuseSupersededKey(deps);
   const environmentId = await environmentIdFor(deps.pool, projectId, request.environment);
-  const tokens = lookupTokens(deps.keyring, request.value);
+  const { tokens } = lookupTokens(deps.keyring, request);
   const { snapshot, startedAt, searchable } = await withTransaction(deps.pool, async (client) => {
     await liftStatementTimeout(client);
     // Tokens under a key this process lacks (say a removed previous key whose data was never
@@ -113,6 +135,7 @@ export async function eraseIdentifier(
         searchToken: token.token,
         searchTokenKeyId: token.keyId,
         ...(request.environment !== undefined ? { environment: request.environment } : {}),
+        ...(request.match === 'loose' ? { match: 'loose' } : {}),
         deletedJourneys: totals.journeys,
         deletedEvents: totals.events,
         complete: complete && searchable,

@@ -10,6 +10,27 @@ import { ENTITY_TOKEN_KINDS } from '../protocol/search-token-kinds.ts';
 const MATCHED_BY_TOKEN = `SELECT t.journey_id FROM search_tokens t
   WHERE t.project_id = $1 AND t.token = ANY($2::text[]) AND t.kind IN (${ENTITY_TOKEN_KINDS.map((kind) => `'${kind}'`).join(', ')})`;
 
+/**
+ * What an erasure matches: the value's exact tokens, and with loose matching (an opt-in) the
+ * loose tokens of its e-mail or phone normal forms as well. An exact erasure runs the
+ * statement it always ran.
+ */
+export interface ErasureTokens {
+  exact: string[];
+  /** Loose tokens of every form; null for an exact erasure. */
+  loose: string[] | null;
+}
+
+/** The matching journey ids; loose tokens, when asked for, are the statement's parameter `looseParam`. */
+function matchedBy(tokens: ErasureTokens, looseParam: string): string {
+  if (tokens.loose === null) return MATCHED_BY_TOKEN;
+  return `${MATCHED_BY_TOKEN} UNION ALL SELECT l.journey_id FROM loose_search_tokens l WHERE l.project_id = $1 AND l.token = ANY(${looseParam}::text[])`;
+}
+
+function tokenValues(tokens: ErasureTokens): unknown[] {
+  return tokens.loose === null ? [] : [tokens.loose];
+}
+
 export interface MatchedJourney {
   id: string;
   environment: string;
@@ -50,17 +71,17 @@ function toList(rows: MatchRow[]): MatchList {
 export async function listErasureMatches(
   db: Queryable,
   projectId: string,
-  tokens: string[],
+  tokens: ErasureTokens,
   environmentId: string | null,
   limit: number,
 ): Promise<MatchList> {
   const result = await db.query<MatchRow>(
     `SELECT j.id, e.name AS environment, j.entity_type, j.event_count, j.last_event_at, count(*) OVER () AS total
        FROM journeys j JOIN environments e ON e.project_id = j.project_id AND e.id = j.environment_id
-      WHERE j.project_id = $1 AND ($3::uuid IS NULL OR j.environment_id = $3) AND j.id IN (${MATCHED_BY_TOKEN})
+      WHERE j.project_id = $1 AND ($3::uuid IS NULL OR j.environment_id = $3) AND j.id IN (${matchedBy(tokens, '$5')})
       ORDER BY j.last_event_at DESC, j.id DESC
       LIMIT $4`,
-    [projectId, tokens, environmentId, limit],
+    [projectId, tokens.exact, environmentId, limit, ...tokenValues(tokens)],
   );
   return toList(result.rows);
 }
@@ -77,16 +98,34 @@ export interface ErasureSnapshot {
 export async function snapshotErasureMatches(
   db: Queryable,
   projectId: string,
-  tokens: string[],
+  tokens: ErasureTokens,
   environmentId: string | null,
 ): Promise<ErasureSnapshot> {
   const result = await db.query<{ id: string; event_count: number }>(
     `SELECT j.id, j.event_count FROM journeys j
-      WHERE j.project_id = $1 AND ($3::uuid IS NULL OR j.environment_id = $3) AND j.id IN (${MATCHED_BY_TOKEN})
+      WHERE j.project_id = $1 AND ($3::uuid IS NULL OR j.environment_id = $3) AND j.id IN (${matchedBy(tokens, '$4')})
       ORDER BY j.id COLLATE "C"`,
-    [projectId, tokens, environmentId],
+    [projectId, tokens.exact, environmentId, ...tokenValues(tokens)],
   );
   return { ids: result.rows.map((row) => row.id), eventCounts: result.rows.map((row) => row.event_count) };
+}
+
+/** How many journeys one form's tokens match (a loose dry run lists what each form finds). */
+export async function countFormMatches(
+  db: Queryable,
+  projectId: string,
+  form: { kind: 'exact' | 'loose'; tokens: string[] },
+  environmentId: string | null,
+): Promise<number> {
+  const source = form.kind === 'exact'
+    ? MATCHED_BY_TOKEN
+    : 'SELECT l.journey_id FROM loose_search_tokens l WHERE l.project_id = $1 AND l.token = ANY($2::text[])';
+  const result = await db.query<{ total: number }>(
+    `SELECT count(*)::int AS total FROM journeys j
+      WHERE j.project_id = $1 AND ($3::uuid IS NULL OR j.environment_id = $3) AND j.id IN (${source})`,
+    [projectId, form.tokens, environmentId],
+  );
+  return result.rows[0]!.total;
 }
 
 /** delete:range --dry-run: the environment's journeys whose last event is in [after, before). */

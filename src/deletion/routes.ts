@@ -68,7 +68,7 @@ export function registerDeletionRoutes(app: FastifyInstance, deps: DeletionRoute
       if (input.dryRun === true) {
         const preview = await previewErasure(deps, projectId, input);
         const journeys = preview.journeys.map((j) => ({ ...j, lastEventAt: formatTimestamp(j.lastEventAt.getTime()) }));
-        return { data: { journeys, total: preview.total } };
+        return { data: { journeys, total: preview.total, ...(preview.forms !== undefined ? { forms: preview.forms } : {}) } };
       }
       const onStoppedEarly = (errorType: string) => request.log.warn({ err: { type: errorType } }, 'erasure stopped part way');
       const actor = await requestActor(request, deps.auth);

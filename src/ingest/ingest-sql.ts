@@ -164,7 +164,7 @@ const ms = (column: string) => micros(`(${column} * 1000)`);
 type NewJourneyRow = ReturnType<typeof summaryRecord> & { environment_id: string; entity_type: string; entity_id_encrypted: string };
 
 /**
- * New journeys, new aliases and search tokens in one statement (one round trip). Each journey
+ * New journeys, new aliases (with their loose tokens) and search tokens in one statement (one round trip). Each journey
  * written here and in updateJourneys is marked for the findings analyzer in the same statement,
  * so the mark commits with the events (migrations 0007, 0019). Aliases go in in batch order (refs
  * increase with it, so ids keep first-stored order). Tokens of journeys created here cannot
@@ -197,11 +197,16 @@ export async function insertJourneysAliasesTokens(
        SELECT $1, id, nextval('journey_findings_pending_seq'), now() FROM new_journeys
      ), alias_input AS (
        SELECT r.* FROM jsonb_to_recordset($3::jsonb) AS r(ref int, journey_id text, alias_type text,
-         value_encrypted text, token text, token_key_id text, displayable boolean, display_value text)
+         value_encrypted text, token text, token_key_id text, displayable boolean, display_value text, loose jsonb)
      ), new_aliases AS (
        INSERT INTO journey_aliases (project_id, journey_id, alias_type, value_encrypted, token, token_key_id, displayable, display_value)
        SELECT $1, journey_id, alias_type, value_encrypted, token, token_key_id, displayable, display_value FROM alias_input ORDER BY ref
        RETURNING id, journey_id, alias_type, token
+     ), new_loose_tokens AS (
+       INSERT INTO loose_search_tokens (project_id, token, journey_id, kind, key_id)
+       SELECT $1, l.token, a.journey_id, l.kind, l.key_id
+         FROM alias_input a CROSS JOIN LATERAL jsonb_to_recordset(a.loose) AS l(token text, kind text, key_id text)
+       ON CONFLICT DO NOTHING
      ), new_journey_tokens AS (
        INSERT INTO search_tokens (project_id, token, journey_id, kind, key_id)
        SELECT $1, * FROM unnest($4::text[], $5::text[], $6::text[], $7::text[])
@@ -250,6 +255,8 @@ export interface NewAliasRow {
   token_key_id: string;
   displayable: boolean;
   display_value: string | null;
+  /** The alias's loose search tokens (src/crypto/loose-tokens.ts): often none. */
+  loose: Array<{ token: string; kind: string; key_id: string }>;
 }
 
 /** The every-statement rule: one statement without the listing clears the flag for good. */

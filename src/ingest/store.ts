@@ -1,5 +1,6 @@
 import { contentHashMatches } from '../crypto/content-hash.ts';
 import { encryptField } from '../crypto/field-encryption.ts';
+import { aliasLooseTokensForWrite } from '../crypto/loose-tokens.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { searchTokenForWrite, searchTokensForLookup } from '../crypto/search-tokens.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -240,6 +241,8 @@ function newSlot(
     token_key_id: write.keyId,
     displayable,
     display_value: displayable && !value.includes('\u0000') ? value : null,
+    // An e-mail address or phone number is also indexed under its normal form (loose matching).
+    loose: aliasLooseTokensForWrite(keyring, type, value).map((t) => ({ token: t.token, kind: t.kind, key_id: t.keyId })),
   });
   // A blank value keeps its alias row (its identity) but is not indexed: nobody can search
   // for it, and an index entry of '' is one rotation would have no value to re-key from.

@@ -196,17 +196,21 @@ export function journeyListStatement(
  * tokens sit beside each event's id). The subquery names the project by parameter, not by
  * j.project_id: a correlated IN could not be planned as a semi-join.
  */
-export function searchStatement(scan: JourneyScan, tokens: string[]): { sql: string; values: unknown[] } {
+export function searchStatement(scan: JourneyScan, tokens: string[], looseTokens: string[] = []): { sql: string; values: unknown[] } {
   const params = new Params();
   const where = conditions(scan, params);
   const project = params.add(scan.projectId);
   const wanted = `ANY(${params.add(tokens)}::text[])`;
+  // Only a loose search (match=loose) reads the loose tokens: an exact one is the statement it always was.
+  const loose = looseTokens.length === 0 ? '' : `
+                                 UNION ALL
+                                 SELECT l.journey_id FROM loose_search_tokens l WHERE l.project_id = ${project} AND l.token = ANY(${params.add(looseTokens)}::text[])`;
   const page = `SELECT j.project_id, j.id FROM journeys j
      WHERE ${where} AND j.id IN (SELECT t.journey_id FROM search_tokens t WHERE t.project_id = ${project} AND t.token = ${wanted}
                                  UNION ALL
                                  SELECT i.journey_id FROM event_ids i WHERE i.project_id = ${project} AND i.trace_token = ${wanted}
                                  UNION ALL
-                                 SELECT i.journey_id FROM event_ids i WHERE i.project_id = ${project} AND i.span_token = ${wanted})
+                                 SELECT i.journey_id FROM event_ids i WHERE i.project_id = ${project} AND i.span_token = ${wanted}${loose})
      ${ORDER} LIMIT ${params.add(scan.take)}`;
   return { sql: hydrate(page, scan, params), values: params.values };
 }
@@ -227,8 +231,8 @@ export function selectJourneyList(db: Queryable, scan: JourneyScan, text: string
   return summaryPage(db, scan, journeyListStatement(scan, text, common));
 }
 
-export function selectSearchPage(db: Queryable, scan: JourneyScan, tokens: string[]): Promise<SummaryPage> {
-  return summaryPage(db, scan, searchStatement(scan, tokens));
+export function selectSearchPage(db: Queryable, scan: JourneyScan, tokens: string[], looseTokens: string[] = []): Promise<SummaryPage> {
+  return summaryPage(db, scan, searchStatement(scan, tokens, looseTokens));
 }
 
 /** Journeys counted per (bucket of lastEventAt, status) for the interface's activity chart. */

@@ -4,6 +4,7 @@
 import type { ReadScope } from '../auth/credentials.ts';
 import { decryptField } from '../crypto/field-encryption.ts';
 import type { Keyring } from '../crypto/keyring.ts';
+import { looseLookups } from '../crypto/loose-tokens.ts';
 import { searchTokensForLookup } from '../crypto/search-tokens.ts';
 import type { Queryable } from '../db/pool.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
@@ -133,7 +134,9 @@ async function readPage(
 /** GET /v1/search: one value against every identifier search tokens cover. */
 export async function searchJourneys(deps: ReadDeps, scope: ReadScope, params: SearchParams): Promise<Page<JourneySummary>> {
   const tokens = searchTokensForLookup(deps.keyring, params.value).map((token) => token.token);
-  return readPage(deps, scope, (s) => baseScan(deps, s, params), (scan) => selectSearchPage(deps.db, scan, tokens), params.limit);
+  // Loose matching finds what exact matching finds and, beside it, the value's normal forms.
+  const looseTokens = params.loose ? looseLookups(deps.keyring, params.value).flatMap((lookup) => lookup.tokens) : [];
+  return readPage(deps, scope, (s) => baseScan(deps, s, params), (scan) => selectSearchPage(deps.db, scan, tokens, looseTokens), params.limit);
 }
 
 /** GET /v1/journeys: journeys by lastEventAt window and filters. */

@@ -24,6 +24,7 @@ export const SEARCH_QUERY = {
   since: 'Instant with a time zone: journeys whose lastEventAt is at or after it.',
   ...WINDOW,
   ...PAGE,
+  match: 'exact (default): the value as normalized; loose: also an e-mail address ignoring case and a phone number in any spelling.',
 } as const;
 export const LIST_QUERY = {
   since: 'Required instant with a time zone: journeys whose lastEventAt is at or after it.',
@@ -66,6 +67,8 @@ export interface JourneyPageParams extends Window {
 export interface SearchParams extends JourneyPageParams {
   /** The value as search tokens cover it: trimmed, a UUID lower-cased (event protocol 4.2). */
   value: string;
+  /** match=loose: the value's e-mail or phone normal forms match too. */
+  loose: boolean;
 }
 
 export interface ListParams extends JourneyPageParams {
@@ -124,7 +127,14 @@ export function parseSearchParams(query: QueryValues<keyof typeof SEARCH_QUERY>,
   if (value === '') throw errors.invalidQuery('q', 'q is required and must not be empty.');
   // A URL cannot carry an unpaired surrogate (bad_url); this keeps the token function total.
   if (!isWellFormedText(value)) throw errors.invalidQuery('q', 'q is not valid text.');
-  return { ...pageParams(query, nowMs, false), value };
+  return { ...pageParams(query, nowMs, false), value, loose: parseMatch(query.match) };
+}
+
+/** match=loose opts into the normal forms of e-mail addresses and phone numbers; exact is the default. */
+export function parseMatch(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'exact') return false;
+  if (value === 'loose') return true;
+  throw errors.invalidQuery('match', 'match must be exact or loose.');
 }
 
 function parseStatus(value: string | undefined): JourneyStatus | null {

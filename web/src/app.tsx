@@ -120,11 +120,15 @@ function SignedIn() {
                   <UserText text={project.name} />
                 </span>
               )}
-              <Link to={`/projects/${project.id}/journeys`} aria-current={match?.[2]?.startsWith('/journeys') && !loc.params.has('status') ? 'page' : undefined}>
+              <Link to={`/projects/${project.id}/journeys`} aria-current={match?.[2]?.startsWith('/journeys') && !loc.params.has('status') && loc.params.get('finding') !== 'lost' ? 'page' : undefined}>
                 Journeys
               </Link>
               <Link to={`/projects/${project.id}/journeys?window=day&status=failed`} aria-current={loc.params.get('status') === 'failed' ? 'page' : undefined}>
                 Failures
+              </Link>
+              {/* Journeys that lost data usually complete: the failures leave them out. */}
+              <Link to={`/projects/${project.id}/journeys?window=day&finding=lost`} aria-current={match?.[2] === '/journeys' && loc.params.get('finding') === 'lost' && !loc.params.has('status') ? 'page' : undefined}>
+                Lost data
               </Link>
               <Link to={`/projects/${project.id}/expectations`} aria-current={match?.[2] === '/expectations' ? 'page' : undefined}>
                 Expectations

@@ -8,6 +8,10 @@ export const erasurePreviewSchema = z
       .array(z.strictObject({ id: z.string(), environment: z.string(), entityType: z.string(), eventCount: z.int(), lastEventAt: timestampSchema }))
       .describe('At most 1,000, most recent first.'),
     total: z.int().describe('Every matching journey.'),
+    forms: z
+      .array(z.strictObject({ form: z.enum(['exact', 'email', 'phone', 'phone_national']), total: z.int() }))
+      .optional()
+      .describe('With match loose: how many journeys each form of the value finds.'),
   })
   .meta({ id: 'ErasurePreview', description: 'dryRun: the journeys an erasure would delete; nothing is deleted.' });
 

@@ -19,16 +19,18 @@ function SortHeader({ by, className, sort, onSort }: { by: SortKey; className: s
   );
 }
 
-export function JourneyTable({ projectId, items, caption, sort, onSort }: {
+export function JourneyTable({ projectId, items, caption, captionHidden, sort, onSort }: {
   projectId: string;
   items: JourneySummary[];
   caption: string;
+  /** The list names its order for assistive technology only: the line above says how many match, and a row more shows. */
+  captionHidden?: boolean;
   sort?: SortKey;
   onSort?: (by: SortKey) => void;
 }) {
   return (
     <table className="journeys stack">
-      <caption>{caption}</caption>
+      <caption className={captionHidden ? 'visually-hidden' : undefined}>{caption}</caption>
       <thead>
         <tr>
           <th scope="col" className="col-journey">Journey</th>
@@ -50,7 +52,7 @@ export function JourneyTable({ projectId, items, caption, sort, onSort }: {
           return (
             <tr key={journey.journeyId}>
               <td>
-                <Link to={`/projects/${projectId}/journeys/${encodeURIComponent(journey.journeyId)}`} className="journey-link">
+                <Link to={`/projects/${projectId}/journeys/${encodeURIComponent(journey.journeyId)}`} className="journey-link" title={journey.label ?? entityId}>
                   <UserText text={journey.label ?? entityId} />
                 </Link>
                 <div className="sub">

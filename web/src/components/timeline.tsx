@@ -2,8 +2,9 @@ import { Fragment, useEffect, useRef, type ReactNode } from 'react';
 import { formatDuration, formatPreciseTime } from '../lib/format.ts';
 import type { TimelineEntry, TimelineItem } from '../lib/timeline.ts';
 import { UserText } from './user-text.tsx';
+import { timelineRowCount, VIRTUAL_FROM_ROWS, VirtualTimeline } from './virtual-timeline.tsx';
 
-function EventLine({ entry, selected, attempt, onSelect, lost }: { entry: TimelineEntry; selected: boolean; attempt?: number; onSelect: (id: string) => void; lost?: string[] | undefined }) {
+export function EventLine({ entry, selected, attempt, onSelect, lost }: { entry: TimelineEntry; selected: boolean; attempt?: number | undefined; onSelect: (id: string) => void; lost?: string[] | undefined }) {
   const ref = useRef<HTMLLIElement>(null);
   useEffect(() => {
     if (selected) ref.current?.scrollIntoView({ block: 'nearest' });
@@ -43,14 +44,20 @@ function EventLine({ entry, selected, attempt, onSelect, lost }: { entry: Timeli
  * The journey's steps in timeline order; retried steps grouped with each attempt's outcome.
  * `before` adds list items ahead of an event's line (or its group): what happened on the way in.
  */
-export function Timeline({ items, selectedId, onSelect, before, lost }: {
+export function Timeline({ items, selectedId, onSelect, before, lost, onNearEnd, long }: {
   items: TimelineItem[];
   selectedId: string | null;
   onSelect: (id: string) => void;
   before?: (eventId: string) => ReactNode;
   /** The fields each step lost first (by event id): the step is marked on the line. */
   lost?: Map<string, string[]>;
+  /** A long journey's timeline calls it when its last rows come into view. */
+  onNearEnd?: () => void;
+  /** The journey has more events than a page draws whole, loaded or not yet. */
+  long?: boolean;
 }) {
+  // A long journey renders only the rows in view (virtual-timeline.tsx).
+  if (long === true || timelineRowCount(items) > VIRTUAL_FROM_ROWS) return <VirtualTimeline items={items} selectedId={selectedId} onSelect={onSelect} before={before} lost={lost} onNearEnd={onNearEnd} />;
   return (
     <ol className="timeline" aria-label="Timeline (j/k or arrow keys move between events)">
       {items.map((item) =>
@@ -80,7 +87,7 @@ export function Timeline({ items, selectedId, onSelect, before, lost }: {
   );
 }
 
-function outcome(attempts: TimelineEntry[]): string {
+export function outcome(attempts: TimelineEntry[]): string {
   const failed = attempts.filter((attempt) => attempt.failed).length;
   const last = attempts[attempts.length - 1]!;
   return `${failed} failed, last ${last.failed ? 'failed' : 'succeeded'}`;

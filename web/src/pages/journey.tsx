@@ -5,6 +5,7 @@ import { EventDetailPanel } from '../components/event-detail.tsx';
 import { FieldTrail, TransitLossMarker, transitLossesByEvent, useJourneyChanges, WhatChanged } from '../components/forensics.tsx';
 import { findingMarkers, JourneyFindings } from '../components/findings.tsx';
 import { Timeline } from '../components/timeline.tsx';
+import { VIRTUAL_FROM_ROWS } from '../components/virtual-timeline.tsx';
 import { Waterfall } from '../components/waterfall.tsx';
 import { entityIdText, formatPreciseTime, journeyTitle } from '../lib/format.ts';
 import { TimeZoneToggle } from '../components/time-zone-toggle.tsx';
@@ -77,8 +78,11 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
     return () => clearInterval(timer);
   }, [live, load]);
 
-  const loadMore = async () => {
-    if (!cursor) return;
+  // One page at a time, however often the timeline's end comes into view meanwhile.
+  const loadingPage = useRef(false);
+  const loadMore = useCallback(async () => {
+    if (!cursor || loadingPage.current) return;
+    loadingPage.current = true;
     setLoadingMore(true);
     try {
       const page = await request<Page<EventRow>>(`${path}/events?limit=${EVENT_PAGE}&cursor=${encodeURIComponent(cursor)}`, options);
@@ -87,9 +91,10 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
     } catch (e) {
       setError(e);
     } finally {
+      loadingPage.current = false;
       setLoadingMore(false);
     }
-  };
+  }, [cursor, path, options]);
 
   const items = useMemo(() => groupRetries(timelineEntries(events)), [events]);
   const order = useMemo(() => displayOrder(items), [items]);
@@ -213,7 +218,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
           <p className="muted hint">
             Select an event; <kbd>j</kbd>/<kbd>k</kbd> or <kbd>↓</kbd>/<kbd>↑</kbd> move between events.
           </p>
-          <Timeline items={items} selectedId={selectedId} onSelect={select} before={lossMarkers} lost={lostIn} />
+          <Timeline items={items} selectedId={selectedId} onSelect={select} before={lossMarkers} lost={lostIn} onNearEnd={loadMore} long={journey.eventCount > VIRTUAL_FROM_ROWS} />
           {cursor ? (
             <button type="button" onClick={loadMore} disabled={loadingMore}>
               {loadingMore ? 'Loading…' : `Load more events (${events.length} of ${journey.eventCount})`}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiParams, filtersFromParams } from './journeys-filters.ts';
+import { activitySummary, apiParams, filtersFromParams, filtersSummary } from './journeys-filters.ts';
 
 const NOW = Date.parse('2026-03-10T12:00:00.000Z');
 
@@ -24,5 +24,17 @@ describe('journey list filters in the URL', () => {
       entityType: 'contact',
       q: 'ab',
     });
+  });
+});
+
+describe('folded summaries', () => {
+  it('names the window and counts the other filters', () => {
+    const base = filtersFromParams(new URLSearchParams('window=week'));
+    expect(filtersSummary(base)).toBe('last week');
+    expect(filtersSummary(filtersFromParams(new URLSearchParams('window=day&status=failed&finding=lost&path=a.b')))).toBe('last day, 2 more');
+  });
+
+  it('counts the chart’s journeys by status', () => {
+    expect(activitySummary({ buckets: [{ completed: 3, active: 1, failed: 0 }, { completed: 2, active: 0, failed: 4 }] })).toBe('5 completed, 1 active, 4 failed');
   });
 });

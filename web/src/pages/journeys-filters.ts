@@ -65,3 +65,17 @@ export function localInputValue(iso: string | undefined): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
+
+const WINDOW_LABELS: Record<WindowName, string> = { hour: 'last hour', day: 'last day', week: 'last week', month: 'last 30 days', custom: 'custom window' };
+
+/** The folded filters' line on a phone: the window and how many other filters narrow the list. */
+export function filtersSummary(filters: ListFilters): string {
+  const narrowing = FILTER_KEYS.filter((key) => key !== 'path' && filters[key] !== undefined).length;
+  return narrowing === 0 ? WINDOW_LABELS[filters.window] : `${WINDOW_LABELS[filters.window]}, ${narrowing} more`;
+}
+
+/** The folded chart's line on a phone: the journeys by status. */
+export function activitySummary(activity: { buckets: Array<{ completed: number; active: number; failed: number }> }): string {
+  const sum = (status: 'completed' | 'active' | 'failed') => activity.buckets.reduce((total, bucket) => total + bucket[status], 0);
+  return `${sum('completed')} completed, ${sum('active')} active, ${sum('failed')} failed`;
+}

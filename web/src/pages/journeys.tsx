@@ -9,7 +9,8 @@ import { showBidiControls } from '../lib/bidi.ts';
 import { SORTS, sortFromParam, sortJourneys } from '../lib/journey-sort.ts';
 import { navigate, withParams } from '../router.tsx';
 import { activityStart } from '../lib/activity-zoom.ts';
-import { apiParams, filtersFromParams, hasNarrowingFilter, localInputValue, type ListFilters } from './journeys-filters.ts';
+import { activitySummary, apiParams, filtersFromParams, filtersSummary, hasNarrowingFilter, localInputValue, type ListFilters } from './journeys-filters.ts';
+import { Fold } from '../components/fold.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -31,7 +32,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
     const current = filters;
     setPage(null);
     setError(null);
-    document.title = showBidiControls(`${current.status === 'failed' ? 'Failures' : 'Journeys'} · ${project.name} · jtrace`);
+    document.title = showBidiControls(`${current.status === 'failed' ? 'Failures' : current.finding === 'lost' ? 'Lost data' : 'Journeys'} · ${project.name} · jtrace`);
     const cursor = new URLSearchParams(key).get('cursor') ?? undefined;
     const options = { projectId: project.id };
     request<Page<JourneySummary>>('/v1/journeys' + query({ ...apiParams(current), limit: PAGE_SIZE, cursor }), options).then(setPage, setError);
@@ -96,6 +97,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
   };
 
   const failuresOnly = filters.status === 'failed';
+  const lostOnly = filters.finding === 'lost';
   const sort = sortFromParam(params.get('sort'));
   // The chart counts every journey the list would show with the same filters: an exact total.
   const total = activity ? activity.buckets.reduce((sum, b) => sum + b.active + b.completed + b.failed, 0) : null;
@@ -103,11 +105,15 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
   return (
     <>
       <div className="page-heading">
-        <h1>{failuresOnly ? 'Failed journeys' : 'Journeys'}</h1>
+        <h1>{failuresOnly && lostOnly ? 'Failed journeys that lost data' : failuresOnly ? 'Failed journeys' : lostOnly ? 'Journeys that lost data' : 'Journeys'}</h1>
         <button type="button" className={failuresOnly ? 'toggle on' : 'toggle'} aria-pressed={failuresOnly} onClick={() => go({ status: failuresOnly ? null : 'failed' })}>
           Failures only
         </button>
+        <button type="button" className={lostOnly ? 'toggle on' : 'toggle'} aria-pressed={lostOnly} onClick={() => go(lostOnly ? { finding: null, path: null } : { finding: 'lost', path: null })}>
+          Lost data only
+        </button>
       </div>
+      <Fold className="filters-fold" summary={<>Filters<span className="muted"> · {filtersSummary(filters)}</span></>}>
       <form className="filters" onSubmit={apply} key={key} aria-label="Journey filters">
         <label>
           Window
@@ -169,21 +175,24 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
         <FindingFilter value={filters.finding} />
         <button type="submit">Apply</button>
       </form>
+      </Fold>
       {params.get('deleted') ? <p role="status" className="notice">The journey was deleted.</p> : null}
       <ErrorMessage error={error} />
       {activity ? (
-        <ActivityChart
-          activity={zoom ?? activity}
-          onNarrow={(since, until) => go({ window: 'custom', since, until })}
-        />
-      ) : null}
-      {zoom ? (
-        <p className="muted chart-zoom">
-          The chart starts where this window’s activity does.{' '}
-          <button type="button" className="link-button" onClick={() => setWholeWindow(true)}>
-            Draw the whole window
-          </button>
-        </p>
+        <Fold className="chart-fold" summary={<>Activity<span className="muted"> · {activitySummary(activity)}</span></>}>
+          <ActivityChart
+            activity={zoom ?? activity}
+            onNarrow={(since, until) => go({ window: 'custom', since, until })}
+          />
+          {zoom ? (
+            <p className="muted chart-zoom">
+              The chart starts where this window’s activity does.{' '}
+              <button type="button" className="link-button" onClick={() => setWholeWindow(true)}>
+                Draw the whole window
+              </button>
+            </p>
+          ) : null}
+        </Fold>
       ) : null}
       <TopLostFields
         project={project}
@@ -206,6 +215,7 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
             projectId={project.id}
             items={sortJourneys(page.items, sort)}
             caption={`${failuresOnly ? 'Failed journeys' : 'Journeys'}, ${sort === 'last' ? 'most recent activity' : sort === 'start' ? 'latest start' : 'longest'} first`}
+            captionHidden
             sort={sort}
             onSort={(by) => navigate(base + withParams(params, { sort: by === 'last' ? null : by }), { replace: true })}
           />
