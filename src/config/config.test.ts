@@ -75,7 +75,7 @@ describe('loadConfig defaults', () => {
       retentionSweepIntervalMs: 3_600_000,
       auditRetentionDays: 365,
       logLevel: 'info',
-      ingestCoalesceMaxWaitMs: 2,
+      ingestCoalesceMaxWaitMs: 0,
       ingestCoalesceMaxEvents: 100,
       findingsAnalyzerEnabled: true,
       alertAllowedHosts: null,

@@ -29,7 +29,7 @@ export const MIN_OTLP_MAX_REQUEST_BYTES = 1024;
 export const MAX_OTLP_MAX_REQUEST_BYTES = 67_108_864;
 
 /** Default of INGEST_COALESCE_MAX_WAIT_MS in ms (src/ingest/coalesce.ts). */
-export const DEFAULT_INGEST_COALESCE_MAX_WAIT_MS = 2;
+export const DEFAULT_INGEST_COALESCE_MAX_WAIT_MS = 0;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -69,7 +69,7 @@ export interface Config {
   otlpEnabled: boolean;
   /** OTLP_MAX_REQUEST_BYTES: cap on an OTLP body, sent and inflated. */
   otlpMaxRequestBytes: number;
-  /** INGEST_COALESCE_MAX_WAIT_MS: how long a single event waits for others to share its commit; 0 disables. */
+  /** INGEST_COALESCE_MAX_WAIT_MS: extra wait of a group of single events for company; 0: none, groups start as soon as a commit slot frees. */
   ingestCoalesceMaxWaitMs: number;
   /** INGEST_COALESCE_MAX_EVENTS: a shared commit is started once it holds this many events; 0 disables. */
   ingestCoalesceMaxEvents: number;
@@ -149,7 +149,7 @@ const VARIABLES = {
   JTRACE_DATA_DIR: variable(z.string().default(DEFAULT_DATA_DIR)),
   PUBLIC_URL: variable(text()),
   OTLP_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
-  // A few ms add little to one event's answer and gather every concurrent sender (docs/ingestion.md).
+  // 0: group commit alone gathers concurrent senders, a lone event waits for nothing (docs/ingestion.md).
   INGEST_COALESCE_MAX_WAIT_MS: variable(wholeNumber(0, 1000).default(DEFAULT_INGEST_COALESCE_MAX_WAIT_MS)),
   // At most a batch: the shared transaction is never larger than one POST /v1/events/batch.
   INGEST_COALESCE_MAX_EVENTS: variable(wholeNumber(0, MAX_BATCH_EVENTS).default(MAX_BATCH_EVENTS)),
