@@ -9,7 +9,7 @@ import { APPLICATION_ROLE_FIX, connectsAsSuperuser } from './db/role.ts';
 import { startRetentionSweeper } from './deletion/retention-sweep.ts';
 import { startEventPartitionUpkeep } from './db/event-partitions.ts';
 import { startAlertDispatcher } from './alerts/dispatcher.ts';
-import { startAnalyzer } from './findings/analyzer.ts';
+import { analyzerPacer, startAnalyzer } from './findings/analyzer.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
@@ -100,7 +100,9 @@ async function main(): Promise<void> {
     sessionLimits: { idleMinutes: config.sessionIdleMinutes, maxHours: config.sessionMaxHours },
   });
   // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
-  const analyzer = worker && config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics }) : null;
+  // Paced while other work uses the database, at full speed when none does (docs/findings.md, "Pacing").
+  const pacer = analyzerPacer(database.pool, config.findingsAnalyzerBusyShare, metrics);
+  const analyzer = worker && config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, logger, metrics, pacer }) : null;
   // Alerts are opt-in: with no rule nothing is queued, so nothing is sent (docs/alerts.md).
   const alerts = !worker ? null : startAlertDispatcher({ pool: database.pool, keyring, logger, metrics, allowedHosts: config.alertAllowedHosts ?? [], version: readBuildInfo().version });
   if (secrets.generatedFile !== null) {

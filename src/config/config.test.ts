@@ -78,6 +78,7 @@ describe('loadConfig defaults', () => {
       ingestCoalesceMaxWaitMs: 0,
       ingestCoalesceMaxEvents: 100,
       findingsAnalyzerEnabled: true,
+      findingsAnalyzerBusyShare: 0.25,
       alertAllowedHosts: null,
       otlpEnabled: false,
       otlpMaxRequestBytes: 4_194_304,
@@ -116,6 +117,7 @@ describe('loadConfig defaults', () => {
       INGEST_COALESCE_MAX_WAIT_MS: '5',
       INGEST_COALESCE_MAX_EVENTS: '32',
       FINDINGS_ANALYZER_ENABLED: 'false',
+      FINDINGS_ANALYZER_BUSY_SHARE: '0.5',
       JTRACE_ROLES: ' worker, API ',
       ALERT_ALLOWED_HOSTS: 'Hooks.Example.com, alerts.example.com',
       PUBLIC_URL: 'https://JTrace.Example.com:443/',
@@ -149,6 +151,7 @@ describe('loadConfig defaults', () => {
       ingestCoalesceMaxWaitMs: 5,
       ingestCoalesceMaxEvents: 32,
       findingsAnalyzerEnabled: false,
+      findingsAnalyzerBusyShare: 0.5,
       alertAllowedHosts: ['hooks.example.com', 'alerts.example.com'],
       publicOrigin: 'https://jtrace.example.com',
       embeddedPgPort: 54400,
@@ -184,6 +187,7 @@ describe('loadConfig defaults', () => {
       'OTLP_ENABLED',
       'OTLP_MAX_REQUEST_BYTES',
       'FINDINGS_ANALYZER_ENABLED',
+      'FINDINGS_ANALYZER_BUSY_SHARE',
       'JTRACE_ROLES',
       'INGEST_COALESCE_MAX_WAIT_MS',
       'INGEST_COALESCE_MAX_EVENTS',
@@ -277,6 +281,9 @@ describe('loadConfig integers and ports', () => {
     ['INGEST_COALESCE_MAX_WAIT_MS', '2.5'],
     ['INGEST_COALESCE_MAX_EVENTS', '101'],
     ['INGEST_COALESCE_MAX_EVENTS', 'many'],
+    ['FINDINGS_ANALYZER_BUSY_SHARE', '0.01'],
+    ['FINDINGS_ANALYZER_BUSY_SHARE', '1.5'],
+    ['FINDINGS_ANALYZER_BUSY_SHARE', '25%'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     configError({ [name]: value }, name);
   });

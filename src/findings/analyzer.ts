@@ -16,6 +16,9 @@ import { selectExpectation, type StoredExpectation } from './expectations-sql.ts
 import { storeAnalyses, type AnalysedJourney } from './findings-sql.ts';
 import { markDueJourneys, selectPendingJourneys } from './pending-sql.ts';
 import { ANALYZER_BATCH_SIZE, ANALYZER_IDLE_MS, ANALYZER_LOCK_RETRY_MS } from './limits.ts';
+import type { Pacer } from './pacing.ts';
+
+export { analyzerPacer } from './pacing.ts';
 
 export interface AnalyzerDeps {
   pool: Pool;
@@ -25,6 +28,8 @@ export interface AnalyzerDeps {
   batchSize?: number;
   idleMs?: number;
   lockRetryMs?: number;
+  /** Waits between two batches of a pass while other work uses the database (pacing.ts); none: full speed. */
+  pacer?: Pacer;
   /** Called after each batch's findings are computed, before they are stored (tests: a crash point). */
   beforeStore?: (batch: AnalysedJourney[]) => Promise<void>;
 }
@@ -57,9 +62,11 @@ export function startAnalyzer(deps: AnalyzerDeps): Analyzer {
     await markDueJourneys(deps.pool, new Date(now()), deps.batchSize ?? ANALYZER_BATCH_SIZE);
     for (;;) {
       if (stopping || !(await lock!.isHeld())) break;
+      const batchStarted = performance.now();
       const done = await analyseBatch(deps, now);
       cleared += done.cleared;
       if (done.selected < (deps.batchSize ?? ANALYZER_BATCH_SIZE)) break;
+      await deps.pacer?.pace(performance.now() - batchStarted);
     }
     return cleared;
   };
