@@ -231,7 +231,8 @@ ${rows.map((x) => `| ${x.phase} | ${x['events/s']} | ${x['to batch']} | ${x.roun
 - **fsync off**: ${r.fsyncOff8!.toFixed(2)} at 8 clients and ${r.fsyncOff64!.toFixed(2)} at 64.
 - **CPU per event** (server and PostgreSQL together, read from /proc), which the machine's other work disturbs far less than the rates:
   group commit ${total(cpu.single8)} µs at 8 clients and ${total(cpu.single64)} µs at 64, against ${total(cpu.alone8)} µs one transaction each at 8 and ${total(cpu.batch)} µs
-  per event of a batch. At 64 clients a single event cost ${us(cpu.single64)}, a batch event ${us(cpu.batch)}: what is
+  per event of a batch: where the cores, not the waits between hops, are what runs out, the single route would reach
+  ${(total(cpu.batch) / total(cpu.single8)).toFixed(2)} of the batch rate at 8 clients and ${(total(cpu.batch) / total(cpu.single64)).toFixed(2)} at 64. At 64 clients a single event cost ${us(cpu.single64)}, a batch event ${us(cpu.batch)}: what is
   left is one HTTP request per event on both sides and its API-key lookup, which concurrent requests share (docs/ingestion.md).
 - **A failing member** (bench/coalesce-recovery.ts: groups of ${recovery.groupSize} prepared events stored directly, median of ${recovery.repetitions},
   interleaved; one member breaks a CHECK constraint): a shared transaction stores a healthy group in ${recovery.healthy[0].toFixed(1)} ms against
