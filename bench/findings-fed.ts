@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { createApiKey } from '../src/auth/api-key-service.ts';
-import { startAnalyzer } from '../src/findings/analyzer.ts';
+import { analyzerPacer, startAnalyzer } from '../src/findings/analyzer.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { createProject } from '../src/projects/projects-sql.ts';
 import { growJourney } from '../src/query/test-long-journey.ts';
@@ -47,7 +47,9 @@ export async function fedJourney(server: BenchServer): Promise<string> {
   await server.pool.query(`UPDATE journey_findings_pending SET pending_at = now()`);
   const other = await createProject(server.pool, 'other', 'Other');
   const { apiKey: otherKey } = await createApiKey(server.pool, server.keyring, { projectSlug: 'other', environmentName: 'production', name: 'bench', defaultRetentionDays: 30 });
-  const analyzer = startAnalyzer({ pool: server.pool, keyring: server.keyring, logger: pino({ level: 'silent' }), metrics: createMetrics() });
+  const metrics = createMetrics();
+  const pacer = analyzerPacer(server.pool, server.config.findingsAnalyzerBusyShare, metrics);
+  const analyzer = startAnalyzer({ pool: server.pool, keyring: server.keyring, logger: pino({ level: 'silent' }), metrics, pacer });
   const walkStart = performance.now();
   await server.pool.query(
     `INSERT INTO journey_findings_pending (project_id, journey_id, pending, pending_at) VALUES ($1, 'jrn-fed', nextval('journey_findings_pending_seq'), now())

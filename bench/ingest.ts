@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { type Pool } from '../src/db/pool.ts';
-import { startAnalyzer, type Analyzer } from '../src/findings/analyzer.ts';
+import { analyzerPacer, startAnalyzer, type Analyzer } from '../src/findings/analyzer.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { prepareEvent, type PrepareContext, type PreparedEvent } from '../src/ingest/prepare.ts';
 import { storeEvents } from '../src/ingest/store.ts';
@@ -52,7 +52,9 @@ const eventRate = (r: LoadResult, perRequest: number) => (r.done * perRequest) /
  */
 async function withAnalyzer<T>(server: BenchServer, fn: () => Promise<T>): Promise<T> {
   await server.pool.query('DELETE FROM journey_findings_pending');
-  const analyzer: Analyzer = startAnalyzer({ pool: server.pool, keyring: server.keyring, logger: pino({ level: 'silent' }), metrics: createMetrics() });
+  const metrics = createMetrics();
+  const pacer = analyzerPacer(server.pool, server.config.findingsAnalyzerBusyShare, metrics);
+  const analyzer: Analyzer = startAnalyzer({ pool: server.pool, keyring: server.keyring, logger: pino({ level: 'silent' }), metrics, pacer });
   try {
     return await fn();
   } finally {

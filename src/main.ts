@@ -11,7 +11,7 @@ import { APPLICATION_ROLE_FIX, connectsAsSuperuser } from './db/role.ts';
 import { startRetentionSweeper } from './deletion/retention-sweep.ts';
 import { startEventPartitionUpkeep } from './db/event-partitions.ts';
 import { startAlertDispatcher } from './alerts/dispatcher.ts';
-import { startAnalyzer } from './findings/analyzer.ts';
+import { analyzerPacer, startAnalyzer } from './findings/analyzer.ts';
 import { startLooseTokenBackfill } from './loose-backfill/backfill.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -130,7 +130,9 @@ async function main(): Promise<void> {
     sessionLimits: { idleMinutes: config.sessionIdleMinutes, maxHours: config.sessionMaxHours },
   });
   // Every instance may analyse; the advisory lock lets one at a time (docs/findings.md).
-  const analyzer = worker && config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, keyring, logger, metrics }) : null;
+  // Paced while other work uses the database, at full speed when none does (docs/findings.md, "Pacing").
+  const pacer = analyzerPacer(database.pool, config.findingsAnalyzerBusyShare, metrics);
+  const analyzer = worker && config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, keyring, logger, metrics, pacer }) : null;
   // Alerts are opt-in: with no rule nothing is queued, so nothing is sent (docs/alerts.md).
   // Loose search tokens for aliases stored before loose matching or under a replaced key.
   const looseBackfill = worker ? startLooseTokenBackfill({ pool: database.pool, keyring, logger }) : null;

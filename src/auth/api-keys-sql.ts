@@ -37,18 +37,32 @@ export async function insertApiKey(
   return id;
 }
 
-export async function findApiKeyByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRecord | null> {
-  const result = await db.query<ApiKeyRecord>(
-    `SELECT k.id, k.project_id AS "projectId", k.environment_id AS "environmentId", e.name AS "environmentName",
+const API_KEY_COLUMNS = `k.id, k.project_id AS "projectId", k.environment_id AS "environmentId", e.name AS "environmentName",
             k.prefix, k.hash, k.hash_key_id AS "hashKeyId", k.revoked_at IS NOT NULL AS revoked,
             COALESCE(k.last_used_at >= now() - interval '1 minute', false) AS "recentlyUsed",
             json_build_object('projectId', e.project_id, 'id', e.id, 'name', e.name, 'captureMode', e.capture_mode,
-              'retentionDays', e.retention_days, 'redactionPaths', e.redaction_paths, 'captureAllowlist', e.capture_allowlist) AS environment
+              'retentionDays', e.retention_days, 'redactionPaths', e.redaction_paths, 'captureAllowlist', e.capture_allowlist) AS environment`;
+
+export async function findApiKeyByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRecord | null> {
+  const result = await db.query<ApiKeyRecord>(
+    `SELECT ${API_KEY_COLUMNS}
        FROM api_keys k JOIN environments e ON e.project_id = k.project_id AND e.id = k.environment_id
       WHERE k.prefix = $1`,
     [prefix],
   );
   return result.rows[0] ?? null;
+}
+
+/** Several keys' rows in one statement (api-key-lookups.ts), by prefix; an unknown prefix is absent. */
+export async function findApiKeysByPrefixes(db: Queryable, prefixes: string[]): Promise<Map<string, ApiKeyRecord>> {
+  const result = await db.query<ApiKeyRecord>({
+    name: 'api-keys-by-prefixes',
+    text: `SELECT ${API_KEY_COLUMNS}
+       FROM api_keys k JOIN environments e ON e.project_id = k.project_id AND e.id = k.environment_id
+      WHERE k.prefix = ANY($1::text[])`,
+    values: [prefixes],
+  });
+  return new Map(result.rows.map((row) => [row.prefix, row]));
 }
 
 /** A key verified under the previous encryption key moves to the current one (section 5). */

@@ -18,6 +18,9 @@ import type { SessionLimits } from './user-sessions.ts';
 import { requiredRule, roleIncludes, type Role } from './policy.ts';
 import { headerValue, requestBearerToken, requestClientAddress, requestThrottleKey, tooManyAttempts } from './request-credentials.ts';
 import type { VerifiedApiKey, VerifiedApiKeys } from './verified-api-keys.ts';
+import type { ApiKeyLookups } from './api-key-lookups.ts';
+
+export { createApiKeyLookups, type ApiKeyLookups } from './api-key-lookups.ts';
 
 export type { UserPrincipal } from './people-sql.ts';
 export type { Role } from './policy.ts';
@@ -46,6 +49,8 @@ export interface AuthContext {
   session?: (request: FastifyRequest) => Promise<Principal | null>;
   /** This instance's verified API keys (search and the list confirm them in their statement). */
   verifiedKeys?: VerifiedApiKeys;
+  /** Where the full check reads a key's row: ingestion shares statements between concurrent requests (api-key-lookups.ts). */
+  lookups?: ApiKeyLookups;
 }
 
 /** Who a request acts as, once its credential is accepted. */
@@ -132,7 +137,7 @@ async function apiKeyFromToken(ctx: AuthContext, token: string, deferred = false
     const { id: keyId, projectId, hash, hashKeyId } = known;
     return { ...keyPrincipal(known), unconfirmed: { prefix, keyId, projectId, hash, hashKeyId } };
   }
-  const record = await findApiKeyByPrefix(ctx.db, prefix);
+  const record = ctx.lookups !== undefined ? await ctx.lookups.find(prefix) : await findApiKeyByPrefix(ctx.db, prefix);
   if (record === null || record.revoked) {
     ctx.verifiedKeys?.forget(prefix);
     return null;

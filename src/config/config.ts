@@ -29,8 +29,13 @@ export const DEFAULT_OTLP_MAX_REQUEST_BYTES = 4_194_304;
 export const MIN_OTLP_MAX_REQUEST_BYTES = 1024;
 export const MAX_OTLP_MAX_REQUEST_BYTES = 67_108_864;
 
+/** Default of FINDINGS_ANALYZER_BUSY_SHARE: the analyzer's share of wall time while the database is busy (src/findings/pacing.ts). */
+export const DEFAULT_FINDINGS_ANALYZER_BUSY_SHARE = 0.25;
+/** Below this the analyzer could fall behind a steady load for good (docs/findings.md, "Pacing"). */
+export const MIN_FINDINGS_ANALYZER_BUSY_SHARE = 0.05;
+
 /** Default of INGEST_COALESCE_MAX_WAIT_MS in ms (src/ingest/coalesce.ts). */
-export const DEFAULT_INGEST_COALESCE_MAX_WAIT_MS = 2;
+export const DEFAULT_INGEST_COALESCE_MAX_WAIT_MS = 0;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -74,12 +79,14 @@ export interface Config {
   otlpEnabled: boolean;
   /** OTLP_MAX_REQUEST_BYTES: cap on an OTLP body, sent and inflated. */
   otlpMaxRequestBytes: number;
-  /** INGEST_COALESCE_MAX_WAIT_MS: how long a single event waits for others to share its commit; 0 disables. */
+  /** INGEST_COALESCE_MAX_WAIT_MS: extra wait of a group of single events for company; 0: none, groups start as soon as a commit slot frees. */
   ingestCoalesceMaxWaitMs: number;
   /** INGEST_COALESCE_MAX_EVENTS: a shared commit is started once it holds this many events; 0 disables. */
   ingestCoalesceMaxEvents: number;
   /** FINDINGS_ANALYZER_ENABLED: this process may run the findings analyzer (docs/findings.md). */
   findingsAnalyzerEnabled: boolean;
+  /** FINDINGS_ANALYZER_BUSY_SHARE: share of wall time the analyzer works while other work uses the database; 1: never paced. */
+  findingsAnalyzerBusyShare: number;
   /** ALERT_ALLOWED_HOSTS: hosts alert webhooks may be sent to; null = unset. */
   alertAllowedHosts: string[] | null;
   /**
@@ -117,6 +124,12 @@ type Env = Record<string, string | undefined>;
 /** Blank means unset, everywhere; surrounding white space is never part of a value. */
 function variable<T extends z.ZodType>(schema: T) {
   return z.preprocess((value) => (typeof value === 'string' ? value.trim() || undefined : value), schema);
+}
+
+/** A decimal such as 0.25, from min to max. */
+function fraction(min: number, max: number) {
+  const message = `must be a number from ${min} to ${max}, such as 0.25 (got an invalid value)`;
+  return z.string().regex(/^\d+(\.\d+)?$/, message).transform(Number).pipe(z.number().min(min, message).max(max, message));
 }
 
 function wholeNumber(min: number, max: number) {
@@ -157,12 +170,13 @@ const VARIABLES = {
   JTRACE_DATA_DIR: variable(z.string().default(DEFAULT_DATA_DIR)),
   PUBLIC_URL: variable(text()),
   OTLP_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')),
-  // A few ms add little to one event's answer and gather every concurrent sender (docs/ingestion.md).
+  // 0: group commit alone gathers concurrent senders, a lone event waits for nothing (docs/ingestion.md).
   INGEST_COALESCE_MAX_WAIT_MS: variable(wholeNumber(0, 1000).default(DEFAULT_INGEST_COALESCE_MAX_WAIT_MS)),
   // At most a batch: the shared transaction is never larger than one POST /v1/events/batch.
   INGEST_COALESCE_MAX_EVENTS: variable(wholeNumber(0, MAX_BATCH_EVENTS).default(MAX_BATCH_EVENTS)),
   JTRACE_ROLES: variable(z.string().default(INSTANCE_ROLES.join(','))),
   FINDINGS_ANALYZER_ENABLED: variable(z.enum(['true', 'false'], { error: 'must be true or false' }).default('true')),
+  FINDINGS_ANALYZER_BUSY_SHARE: variable(fraction(MIN_FINDINGS_ANALYZER_BUSY_SHARE, 1).default(DEFAULT_FINDINGS_ANALYZER_BUSY_SHARE)),
   ALERT_ALLOWED_HOSTS: variable(text()),
   OTLP_MAX_REQUEST_BYTES: variable(
     wholeNumber(MIN_OTLP_MAX_REQUEST_BYTES, MAX_OTLP_MAX_REQUEST_BYTES).default(DEFAULT_OTLP_MAX_REQUEST_BYTES),
@@ -327,6 +341,7 @@ hostList(vars.REPLAY_ALLOWED_HOSTS),
     ingestCoalesceMaxWaitMs: vars.INGEST_COALESCE_MAX_WAIT_MS,
     ingestCoalesceMaxEvents: vars.INGEST_COALESCE_MAX_EVENTS,
     findingsAnalyzerEnabled: vars.FINDINGS_ANALYZER_ENABLED === 'true',
+    findingsAnalyzerBusyShare: vars.FINDINGS_ANALYZER_BUSY_SHARE,
     alertAllowedHosts: hostList(vars.ALERT_ALLOWED_HOSTS),
     sessionIdleMinutes: vars.SESSION_IDLE_MINUTES,
     sessionMaxHours: vars.SESSION_MAX_HOURS,

@@ -14,8 +14,11 @@ import { analyseBatch } from './analyse-batch.ts';
 import type { AnalysedJourney } from './findings-sql.ts';
 import { markDueJourneys } from './pending-sql.ts';
 import { ANALYZER_BATCH_SIZE, ANALYZER_IDLE_MS, ANALYZER_LOCK_RETRY_MS } from './limits.ts';
+import type { Pacer } from './pacing.ts';
 import type { ReadCounts } from './walk-read.ts';
 import { stateHasher } from './walk-state.ts';
+
+export { analyzerPacer } from './pacing.ts';
 
 export interface AnalyzerDeps {
   pool: Pool;
@@ -29,6 +32,8 @@ export interface AnalyzerDeps {
   journeyEvents?: number;
   idleMs?: number;
   lockRetryMs?: number;
+  /** Waits between two batches of a pass while other work uses the database (pacing.ts); none: full speed. */
+  pacer?: Pacer;
   /** Called after each batch's findings are computed, before they are stored (tests: a crash point). */
   beforeStore?: (batch: AnalysedJourney[]) => Promise<void>;
 }
@@ -65,10 +70,12 @@ export function startAnalyzer(deps: AnalyzerDeps): Analyzer {
     await markDueJourneys(deps.pool, new Date(now()), deps.batchSize ?? ANALYZER_BATCH_SIZE);
     for (;;) {
       if (stopping || !(await lock!.isHeld())) break;
+      const batchStarted = performance.now();
       const done = await analyseBatch(deps, now, hasher, counts);
       cleared += done.cleared;
       // A journey with more to walk went to the back of the queue: go on with it (and the others).
       if (done.selected < (deps.batchSize ?? ANALYZER_BATCH_SIZE) && done.unfinished === 0) break;
+      await deps.pacer?.pace(performance.now() - batchStarted);
     }
     return cleared;
   };

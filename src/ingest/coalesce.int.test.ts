@@ -128,7 +128,7 @@ const EXPECTED = {
 describe('coalesced single events keep every verdict per request', () => {
   it('in a group that commits: one shared transaction, the answers of separate transactions', async () => {
     const coalesced = await appWith({ ingestCoalesceMaxWaitMs: 30_000, ingestCoalesceMaxEvents: SCENARIO_MEMBERS });
-    const alone = await appWith({ ingestCoalesceMaxWaitMs: 0 });
+    const alone = await appWith({ ingestCoalesceMaxEvents: 0 });
     const expected = { ...EXPECTED, poisoned: '202 duplicate=false', slow: '202 duplicate=false' };
     expect(await verdictScenario(coalesced.app, false)).toEqual(expected);
     expect(await groups(coalesced.metrics)).toEqual({ count: 1, events: SCENARIO_MEMBERS, fallbacks: 0 });
@@ -138,7 +138,7 @@ describe('coalesced single events keep every verdict per request', () => {
 
   it('in a group that fails: the failing members get 500 and 503, their neighbours are stored', async () => {
     const coalesced = await appWith({ ingestCoalesceMaxWaitMs: 30_000, ingestCoalesceMaxEvents: SCENARIO_MEMBERS });
-    const alone = await appWith({ ingestCoalesceMaxWaitMs: 0 });
+    const alone = await appWith({ ingestCoalesceMaxEvents: 0 });
     const expected = { ...EXPECTED, poisoned: '500 internal_error', slow: '503 query_timeout' };
     expect(await verdictScenario(coalesced.app, true)).toEqual(expected);
     expect(await groups(coalesced.metrics)).toEqual({ count: 1, events: SCENARIO_MEMBERS, fallbacks: 1 });
@@ -227,7 +227,7 @@ describe('groups', () => {
     const coalescer = createSingleEventCoalescer(deps, { maxWaitMs: 5, maxEvents: 100, maxInFlight: 1 }, { group: (n) => sizes.push(n), fallback: () => {} });
     const scope = { projectId: project.projectId, environment: (await findEnvironment(db.pool, project.projectId, 'production'))! };
     const journey = envelope();
-    await send((await appWith({ ingestCoalesceMaxWaitMs: 0 })).app, journey);
+    await send((await appWith({ ingestCoalesceMaxEvents: 0 })).app, journey);
     // The first group is held by a lock on its journey; three events come 30 ms apart meanwhile.
     const holder = await db.pool.connect();
     await holder.query('BEGIN');

@@ -12,31 +12,45 @@ import {
 import type { StoreInput } from './store.ts';
 
 /**
- * Single events sent at the same time share transactions (docs/ingestion.md, "Single events
- * share commits"). One commit per event bounds the single route at the database's commit rate;
- * events of one environment gathered for a few milliseconds are stored as one batch, and each
- * request is still answered with its own verdict, only once its event is committed.
+ * Single events of one environment share transactions: group commit (docs/ingestion.md, "Single
+ * events share commits"). One commit per event bounds the single route at the database's commit
+ * rate. Here an event is stored at once when nothing of its environment is being stored; while a
+ * group's transaction runs, arrivals gather into the next group, which starts as soon as a commit
+ * slot frees. The group grows with the time a commit takes, and a lone client waits for nothing.
+ * Each request is still answered with its own verdict, only once its event is committed.
  */
 
 export interface CoalesceSettings {
-  /** How long the first event of a group waits for others, in ms; 0 disables coalescing. */
+  /**
+   * Extra wait, in ms, before a group may start even when a commit slot is free; 0 (the default)
+   * adds none: a group starts as soon as a slot is free. A value above 0 trades latency for
+   * larger groups on a database whose commits are cheap but whose transactions are not.
+   */
   maxWaitMs: number;
-  /** A group is stored as soon as it holds this many events; 0 disables coalescing. */
+  /** A group is started as soon as it holds this many events (a batch's size); 0 disables coalescing. */
   maxEvents: number;
-  /** Groups of one environment being stored at once; a due group waits for one of them to end. */
+  /** Groups of one environment being stored at once; arrivals gather while this many run. */
   maxInFlight?: number;
 }
 
 /**
- * Groups of one environment committing at once. While they run, the next group keeps
- * gathering instead of queueing for a pool connection beside the requests' key lookups: the
- * slower the database, the larger the groups (docs/ingestion.md, "Single events share commits").
+ * Groups of one environment committing at once. One: while it runs, the next group gathers
+ * instead of starting a small transaction of its own beside it, so the group is as large as the
+ * senders that arrived during one commit (docs/benchmarks.md, "Single events").
  */
-export const DEFAULT_MAX_IN_FLIGHT = 2;
+export const DEFAULT_MAX_IN_FLIGHT = 1;
+
+/** How a group came to start: at once (nothing of its environment was being stored) or after gathering. */
+export interface GroupStart {
+  /** Groups of its environment being stored when it started (0: it started at its first event). */
+  inFlightAtStart: number;
+  /** Whether its first event waited, behind running groups or the configured wait, before the group started. */
+  gathered: boolean;
+}
 
 export interface CoalesceObserver {
-  /** Called once per stored group with its number of events. */
-  group(size: number): void;
+  /** Called once per stored group with its number of events, as it starts. */
+  group(size: number, start?: GroupStart): void;
   /** Called when a group's transaction failed and its events were stored one by one. */
   fallback(): void;
 }
@@ -50,8 +64,8 @@ interface Group {
   key: string;
   scope: IngestScope;
   members: Member[];
-  timer: NodeJS.Timeout;
-  /** The wait is over: stored as soon as fewer than maxInFlight groups of its key are. */
+  timer: NodeJS.Timeout | null;
+  /** The wait (if any) is over: stored as soon as fewer than maxInFlight groups of its key are. */
   due: boolean;
 }
 
@@ -65,11 +79,11 @@ export interface SingleEventCoalescer {
 }
 
 export function coalescingEnabled(settings: CoalesceSettings | undefined): settings is CoalesceSettings {
-  return settings !== undefined && settings.maxWaitMs > 0 && settings.maxEvents > 0;
+  return settings !== undefined && settings.maxEvents > 0;
 }
 
 export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceSettings, observer: CoalesceObserver): SingleEventCoalescer {
-  const maxInFlight = settings.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  const maxInFlight = Math.max(1, settings.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
   // Keyed by project and environment: a group is one storeEvents scope, as one batch is.
   // Capture settings were applied per request when its event was prepared.
   const open = new Map<string, Group>();
@@ -77,11 +91,13 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
   const inFlight = new Set<Promise<void>>();
   let flushingAll = false;
 
-  const flush = (group: Group) => {
+  const flush = (group: Group, gathered: boolean) => {
     if (open.get(group.key) !== group) return;
     open.delete(group.key);
-    clearTimeout(group.timer);
-    running.set(group.key, (running.get(group.key) ?? 0) + 1);
+    if (group.timer !== null) clearTimeout(group.timer);
+    const inFlightAtStart = running.get(group.key) ?? 0;
+    running.set(group.key, inFlightAtStart + 1);
+    observer.group(group.members.length, { inFlightAtStart, gathered });
     const done: Promise<void> = commitGroup(deps, group, observer)
       .catch(() => {
         // Never expected (commitGroup answers every member itself), but no request may hang:
@@ -101,33 +117,37 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
   };
   const flushIfDue = (key: string) => {
     const group = open.get(key);
-    if (group !== undefined && group.due && (running.get(key) ?? 0) < maxInFlight) flush(group);
+    if (group !== undefined && group.due && (running.get(key) ?? 0) < maxInFlight) flush(group, true);
   };
 
   return {
     store(scope, input) {
       const key = `${scope.projectId}\u0000${scope.environment.id}`;
-      let group = open.get(key);
-      if (group === undefined) {
-        const created: Group = {
-          key, scope, members: [], due: false,
-          timer: setTimeout(() => {
-            created.due = true;
-            flushIfDue(key);
-          }, settings.maxWaitMs),
-        };
+      const member = new Promise<EventResult>((resolve) => {
+        const existing = open.get(key);
+        if (existing !== undefined) {
+          existing.members.push({ input, resolve });
+          if (existing.members.length >= settings.maxEvents || flushingAll) flush(existing, true);
+          return;
+        }
+        const created: Group = { key, scope, members: [{ input, resolve }], timer: null, due: settings.maxWaitMs === 0 };
         open.set(key, created);
-        group = created;
-      }
-      const target = group;
-      return new Promise<EventResult>((resolve) => {
-        target.members.push({ input, resolve });
-        if (target.members.length >= settings.maxEvents || flushingAll) flush(target);
+        if (created.due) {
+          // Group commit: at once when a slot is free, else gathering until one is.
+          if ((running.get(key) ?? 0) < maxInFlight || flushingAll || settings.maxEvents === 1) flush(created, false);
+          return;
+        }
+        created.timer = setTimeout(() => {
+          created.due = true;
+          flushIfDue(key);
+        }, settings.maxWaitMs);
+        if (settings.maxEvents === 1 || flushingAll) flush(created, false);
       });
+      return member;
     },
     flushAll() {
       flushingAll = true;
-      for (const group of [...open.values()]) flush(group);
+      for (const group of [...open.values()]) flush(group, true);
     },
     async drain() {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
@@ -143,7 +163,6 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
  */
 async function commitGroup(deps: IngestDeps, group: Group, observer: CoalesceObserver): Promise<void> {
   const { members, scope } = group;
-  observer.group(members.length);
   try {
     const verdicts = await storeWithRetry(deps, scope, members.map((m) => m.input));
     verdicts.forEach((verdict, i) => members[i]!.resolve(toResult(verdict)));

@@ -21,7 +21,7 @@ let project: SeededProject;
 beforeAll(async () => {
   db = await createTestDatabase();
   coalescing = (await buildTestApp(db.pool, { keyring, config: { otlpEnabled: true, ingestCoalesceMaxWaitMs: 5 } })).app;
-  alone = (await buildTestApp(db.pool, { keyring, config: { ingestCoalesceMaxWaitMs: 0 } })).app;
+  alone = (await buildTestApp(db.pool, { keyring, config: { ingestCoalesceMaxEvents: 0 } })).app;
   project = await seedProject(db.pool, keyring, 'ids');
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireApiKey, type AuthContext } from '../auth/credentials.ts';
+import { createApiKeyLookups, requireApiKey, type AuthContext } from '../auth/credentials.ts';
 import { apiKeyBeforeBody } from './credential-first.ts';
 import { AppError, ERROR_STATUS, errors } from '../http/errors.ts';
 import { dataOf } from '../http/answers.ts';
@@ -63,6 +63,8 @@ export function registerIngestRoutes(
   deps: IngestDeps & { auth: AuthContext; metrics: Metrics; coalesce?: CoalesceSettings },
 ): void {
   const bodyLimit = requestBodyLimitBytes(deps.maxEventPayloadBytes);
+  // Concurrent requests' key lookups share statements, as their events share transactions.
+  const auth: AuthContext = { ...deps.auth, lookups: createApiKeyLookups(deps.auth.db) };
   const coalescer = coalescingEnabled(deps.coalesce)
     ? createSingleEventCoalescer(deps, deps.coalesce, {
         group: (size) => deps.metrics.coalescedGroupEvents.observe(size),
@@ -121,7 +123,7 @@ export function registerIngestRoutes(
   const bodyOptions = {
     bodyLimit,
     onRequest: checkDeclaredSize,
-    preParsing: [refuseEncodedBody, measureUndeclaredSize, apiKeyBeforeBody(deps.auth, bodyLimit, checkDeclaredQuery)],
+    preParsing: [refuseEncodedBody, measureUndeclaredSize, apiKeyBeforeBody(auth, bodyLimit, checkDeclaredQuery)],
   };
 
   const count = (results: EventResult[]) => {
@@ -136,7 +138,7 @@ export function registerIngestRoutes(
   const ingestion = {
     tag: 'ingestion',
     credential: async (request: FastifyRequest): Promise<IngestScope> => {
-      const principal = await requireApiKey(request, deps.auth);
+      const principal = await requireApiKey(request, auth);
       return { projectId: principal.projectId, environment: principal.environment };
     },
     security: ['apiKey'],

@@ -110,6 +110,11 @@ export function createMetrics(pool?: Pool) {
     registers: [registry],
   });
   for (const kind of FINDING_KIND_LABELS) findingsStored.inc({ kind }, 0);
+  const analyzerPacedSeconds = new Counter({
+    name: 'service_findings_analyzer_paced_seconds_total',
+    help: 'Seconds the findings analyzer paused between batches to leave the database and the cores to other work.',
+    registers: [registry],
+  });
   const analyzerBatches = new Counter({
     name: 'service_findings_analyzer_batches_total',
     help: 'Batches the findings analyzer stored.',
@@ -206,6 +211,7 @@ export function createMetrics(pool?: Pool) {
     findingsAnalysed,
     findingsStored,
     analyzerBatches,
+    analyzerPacedSeconds,
     alertsSent,
     alertsFailed,
     coalescedGroupEvents,
