@@ -112,7 +112,7 @@ function FilterForm({ filters, projects }: { filters: Filters; projects: Project
   // A person reads the rows of the projects they administer; owners and the admin token every project's.
   const session = useSessionInfo();
   const owner = useIsOwner();
-  const readable = owner ? projects : projects.filter((p) => session?.projects.some((s) => s.projectId === p.id && s.role === 'admin'));
+  const readable = owner ? projects : projects.filter((p) => session?.projects.some((s) => s.projectId === p.id && s.actions.includes('auditLog.read')));
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
