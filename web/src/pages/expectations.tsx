@@ -1,11 +1,12 @@
 // Expectations of a project (docs/findings.md): what a journey of an entity type should look
 // like. A suggestion from history fills the form; nothing is saved until the admin saves it.
 
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { request, type Expectation, type ExpectationRequest, type ExpectationSuggestion, type Project } from '../api.ts';
 import { ErrorMessage, Loading } from '../components/common.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
+import { useAllowed } from '../roles.tsx';
 
 interface Draft {
   entityType: string;
@@ -39,6 +40,15 @@ export function ExpectationsPage({ project }: { project: Project }) {
   const [error, setError] = useState<unknown>(null);
   const base = `/v1/projects/${project.id}/expectations`;
   const options = { projectId: project.id };
+  // Viewers and operators read the expectations; only a role that may set them gets the form.
+  const canWrite = useAllowed(project.id, 'expectations.write');
+  const stepsField = useRef<HTMLTextAreaElement>(null);
+  const edit = (e: Expectation) => {
+    setDraft(draftOf(e.entityType, e));
+    setStatus(null);
+    // The form is below the table: move there, so keyboard and screen-reader users follow.
+    requestAnimationFrame(() => stepsField.current?.focus());
+  };
 
   const reload = () => request<{ items: Expectation[] }>(base, options).then((data) => setItems(data.items), setError);
   useEffect(() => {
@@ -97,7 +107,7 @@ export function ExpectationsPage({ project }: { project: Project }) {
               <th scope="col">Final step</th>
               <th scope="col">Longest gap</th>
               <th scope="col">Deadline</th>
-              <th scope="col"><span className="visually-hidden">Edit</span></th>
+              {canWrite ? <th scope="col"><span className="visually-hidden">Edit</span></th> : null}
             </tr>
           </thead>
           <tbody>
@@ -108,19 +118,22 @@ export function ExpectationsPage({ project }: { project: Project }) {
                 <td data-label="Final step"><UserText text={e.finalStep} /></td>
                 <td data-label="Longest gap">{e.maxGapSeconds === null ? '—' : `${e.maxGapSeconds} s`}</td>
                 <td data-label="Deadline">{e.deadlineSeconds === null ? '—' : `${e.deadlineSeconds} s`}</td>
-                <td className="cell-actions">
-                  <button type="button" className="link-button" onClick={() => setDraft(draftOf(e.entityType, e))}>
-                    Edit <span className="visually-hidden"><UserText text={e.entityType} /></span>
-                  </button>
-                </td>
+                {canWrite ? (
+                  <td className="cell-actions">
+                    <button type="button" className="link-button" onClick={() => edit(e)}>
+                      Edit <span className="visually-hidden"><UserText text={e.entityType} /></span>
+                    </button>
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>
         </table>
       ) : null}
       {items && items.length === 0 ? <p role="status">No expectation yet.</p> : null}
+      {!canWrite ? <p className="muted">Your role reads the expectations; an admin of this project sets them.</p> : null}
       {/* The settings forms' layout: each label above its field, each button as wide as its text. */}
-      <form className="card settings-form" onSubmit={save} aria-label="Expectation">
+      {canWrite ? <form className="card settings-form" onSubmit={save} aria-label="Expectation">
         <h2>Set an expectation</h2>
         <label htmlFor="expectation-entity-type">Entity type</label>
         <input id="expectation-entity-type" {...field('entityType')} required />
@@ -130,7 +143,7 @@ export function ExpectationsPage({ project }: { project: Project }) {
           </button>
         </div>
         <label htmlFor="expectation-steps">Steps in order (one per line)</label>
-        <textarea id="expectation-steps" {...field('steps')} rows={6} />
+        <textarea id="expectation-steps" ref={stepsField} {...field('steps')} rows={6} />
         <label htmlFor="expectation-optional">Optional steps (one per line)</label>
         <textarea id="expectation-optional" {...field('optional')} rows={2} />
         <label htmlFor="expectation-final-step">Final step</label>
@@ -147,7 +160,7 @@ export function ExpectationsPage({ project }: { project: Project }) {
             {status}
           </p>
         ) : null}
-      </form>
+      </form> : null}
     </>
   );
 }
