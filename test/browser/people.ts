@@ -18,3 +18,9 @@ export async function signInAs(page: Page, baseUrl: string, who: TestPerson, nex
   await page.getByRole('button', { name: 'Continue with password' }).click();
   await page.locator('header.top').waitFor();
 }
+
+/** Signs out through the account menu of the header. */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: /^Signed in as/ }).click();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+}

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { createUser, grantRole } from '../../src/teams/accounts.ts';
 import { useInterface } from './fixture.ts';
-import { person, signInAs } from './people.ts';
+import { person, signInAs, signOut } from './people.ts';
 
 const WIDTHS = [
   { width: 1280, height: 800 },
@@ -58,7 +58,7 @@ describe('the interface by role', () => {
       await page.goto(`${ui.server.baseUrl}/ui/settings/audit-log`);
       await expectRoleNeeded(page, 'Audit log', /needs the admin role in at least one project/);
       await ui.checkAccessibility(page, `the audit log seen by a viewer at ${size.width} px`);
-      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signOut(page);
       await page.waitForURL(/\/ui\/sign-in/);
     }
   });

@@ -5,6 +5,8 @@ import { useCallback, useEffect, useState } from 'react';
 import { request, setUnauthorizedHandler, type Project, type SessionInfo } from './api.ts';
 import { SessionContext, useAllowed } from './roles.tsx';
 import { RoleNeeded } from './components/role-needed.tsx';
+import { AccountMenu } from './components/account-menu.tsx';
+import { AccountPage } from './pages/account.tsx';
 import { SetPasswordPage } from './pages/set-password.tsx';
 import { ErrorMessage, Loading } from './components/common.tsx';
 import { UserText } from './components/user-text.tsx';
@@ -95,6 +97,7 @@ function SignedIn() {
   if (error) page = <ErrorMessage error={error} />;
   else if (!projects) page = <Loading what="projects" />;
   else if (loc.path === '/settings' || loc.path.startsWith('/settings/')) page = <SettingsRoute path={loc.path} params={loc.params} projects={projects} reloadProjects={loadProjects} />;
+  else if (loc.path === '/account') page = <AccountPage />;
   else if (!match && loc.path !== '/') page = <NotFound title="Page not found" reason="There is no page at this address." />;
   else if (!match) page = <ProjectsPage projects={projects} />;
   else if (!project) page = <NotFound title="Project not found" reason="This project does not exist, or it was deleted. Choose another one." />;
@@ -143,9 +146,7 @@ function SignedIn() {
         <Link to="/settings" className="settings-link" aria-current={loc.path.startsWith('/settings') ? 'page' : undefined}>
           Settings
         </Link>
-        <button type="button" className="link-button sign-out" onClick={signOut}>
-          Sign out
-        </button>
+        <AccountMenu onSignOut={() => void signOut()} />
       </header>
       <main id="main">{page}</main>
       <BuildFooter />
