@@ -89,6 +89,7 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'PUT /v1/projects/:projectId/expectations/:entityType': admin,
   'DELETE /v1/projects/:projectId/expectations/:entityType': admin,
   'GET /v1/projects/:projectId/expectations/:entityType/suggestion': admin,
+  'POST /v1/projects/:projectId/expectations/:entityType/preview': admin,
   'GET /v1/projects/:projectId/alert-rules': admin,
   'POST /v1/projects/:projectId/alert-rules': admin,
   'PATCH /v1/projects/:projectId/alert-rules/:ruleId': admin,

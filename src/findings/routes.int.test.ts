@@ -140,6 +140,22 @@ describe('expectations', () => {
     await fx.db.pool.query(`DELETE FROM expectations WHERE entity_type = 'parcel'`);
   });
 
+  it('previews what an expectation would find in the recent journeys without saving it', async () => {
+    const preview = (body: unknown) => fx.app.inject({ method: 'POST', url: `${url()}/contact/preview`, headers: headers(), payload: JSON.stringify(body) });
+    const steps = ['receive', 'normalize-contact', 'persist', 'publish', 'consume', 'deliver'];
+    const all = await preview({ steps: [...steps, 'archive'].map((name) => ({ name })), finalStep: 'archive', deadlineSeconds: 600 });
+    expect(all.statusCode, all.body).toBe(200);
+    const data = all.json().data;
+    expect(data.journeys).toBeGreaterThan(0);
+    // No journey has reached "archive": every one is past its deadline without its final step.
+    expect(data).toMatchObject({ overdue: data.journeys, skippedStep: 0, unseenSteps: ['archive'] });
+    const typo = await preview({ steps: [{ name: 'receive' }, { name: 'delivr' }], finalStep: 'delivr' });
+    expect(typo.json().data.unseenSteps).toEqual(['delivr']);
+    expect(refusal(await preview({ steps: [{ name: 'receive' }], finalStep: 'deliver' }), 400)).toBe('invalid_request');
+    // Nothing was saved.
+    expect((await fx.app.inject({ method: 'GET', url: url(), headers: headers() })).json().data.items.map((e: { entityType: string }) => e.entityType)).not.toContain('contact');
+  });
+
   it('makes journeys overdue and steps skipped once saved, and suggests from completed journeys', async () => {
     const journeyStart = '2026-03-01T11:00:00.000Z';
     const steps = contactJourney('jrn-late', 'kept', journeyStart).slice(0, 2);

@@ -57,6 +57,7 @@ function sample(method: string, url: string): { url: string; payload?: Record<st
     'POST /v1/replays/preview': { eventId: 'e-none', destinationId: randomUUID(), path: '/x' },
     'POST /v1/replay-destinations': { name: `d-${randomUUID()}`, baseUrl: 'http://localhost:9', environmentType: 'test', headers: {} },
     'PUT /v1/projects/:projectId/members/:userId': { role: 'viewer' },
+    'POST /v1/projects/:projectId/expectations/:entityType/preview': { steps: [{ name: 'receive' }], finalStep: 'receive' },
     'POST /v1/users': { email: `new-${randomUUID()}@example.com` },
     'PATCH /v1/users/:userId': { name: 'Renamed' },
     'POST /v1/me/tokens': { name: 'another' },

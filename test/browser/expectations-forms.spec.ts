@@ -37,4 +37,23 @@ describe('the expectations page', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('expectation-steps');
     expect(await page.getByLabel('Entity type').inputValue()).toBe('contact');
   });
+
+  it('shows, before saving, how many recent journeys would be overdue or skip a step, and warns of a step none has', async () => {
+    const { page, guard } = await ui.open(`/ui/sign-in?next=${encodeURIComponent(`/ui/projects/${ui.demo.projectId}/expectations`)}`);
+    await ui.signIn(page);
+    const form = page.getByRole('form', { name: 'Expectation' });
+    await form.waitFor();
+    await form.getByLabel('Entity type').fill('contact');
+    await form.getByLabel('Steps in order (one per line)').fill('receive\nnormalize-contact\ndelivr');
+    await form.getByLabel('Final step').fill('delivr');
+    await form.getByLabel('Deadline for the whole journey (seconds)').fill('60');
+    const counts = form.locator('.preview-counts');
+    await expect.poll(() => counts.textContent(), { timeout: 10_000 }).toMatch(/Of the \d+ most recent journeys of contact, \d+ would be overdue and \d+ would skip a step/);
+    expect(await counts.textContent()).toContain('No recent journey has the step “delivr”');
+    await form.getByLabel('Steps in order (one per line)').fill('receive\nnormalize-contact\ndeliver');
+    await form.getByLabel('Final step').fill('deliver');
+    await expect.poll(() => counts.textContent(), { timeout: 10_000 }).not.toContain('No recent journey has');
+    await ui.checkAccessibility(page, 'an expectation with its preview');
+    expect(guard.problems).toEqual([]);
+  });
 });

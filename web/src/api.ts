@@ -144,6 +144,7 @@ export type JourneyFinding = JourneySummary['findings'][number];
 export type FindingsSummary = z.output<typeof findingsSummarySchema>;
 export type Expectation = z.output<typeof expectationSchema>;
 export type ExpectationSuggestion = z.output<typeof expectationSuggestionSchema>;
+export type ExpectationPreview = z.output<typeof import('../../src/http/answer-schemas/findings.ts').expectationPreviewSchema>;
 export type ExpectationRequest = z.input<typeof expectationInputSchema>;
 export type AlertRule = z.output<typeof alertRuleSchema>;
 export type NewAlertRule = z.output<typeof newAlertRuleSchema>;

@@ -2,7 +2,7 @@
 // like. A suggestion from history fills the form; nothing is saved until the admin saves it.
 
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { request, type Expectation, type ExpectationRequest, type ExpectationSuggestion, type Project } from '../api.ts';
+import { request, type Expectation, type ExpectationPreview, type ExpectationRequest, type ExpectationSuggestion, type Project } from '../api.ts';
 import { ErrorMessage, Loading } from '../components/common.tsx';
 import { FormProblems, invalid } from '../components/form-problems.tsx';
 import { problem, type FieldLabels, type FieldProblem } from '../lib/field-problems.ts';
@@ -56,6 +56,54 @@ function draftProblems(draft: Draft): FieldProblem[] {
   return problems;
 }
 
+function bodyOf(draft: Draft): ExpectationRequest {
+  const optional = new Set(lines(draft.optional));
+  return {
+    steps: lines(draft.steps).map((name) => ({ name, optional: optional.has(name) })),
+    finalStep: draft.finalStep.trim(),
+    maxGapSeconds: seconds(draft.maxGapSeconds),
+    deadlineSeconds: seconds(draft.deadlineSeconds),
+  };
+}
+
+/** Asks the preview route for a valid draft, a moment after the last keystroke. */
+function useExpectationPreview(base: string, projectId: string, draft: Draft | null): ExpectationPreview | null {
+  const [preview, setPreview] = useState<ExpectationPreview | null>(null);
+  const key = draft === null || draft.entityType.trim() === '' || draftProblems(draft).length > 0 ? null : JSON.stringify([draft.entityType.trim(), bodyOf(draft)]);
+  useEffect(() => {
+    setPreview(null);
+    if (key === null || draft === null) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      request<ExpectationPreview>(`${base}/${encodeURIComponent(draft.entityType.trim())}/preview`, { projectId, method: 'POST', body: bodyOf(draft), signal: controller.signal }).then(setPreview, () => setPreview(null));
+    }, 400);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+    // key stands for the draft: the same expectation asks nothing again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, base, projectId]);
+  return preview;
+}
+
+function PreviewLine({ preview, entityType }: { preview: ExpectationPreview | null; entityType: string }) {
+  if (preview === null) return null;
+  if (preview.journeys === 0) return <p className="muted preview-counts">No journey of <UserText text={entityType} /> is stored yet: nothing to check the expectation against.</p>;
+  return (
+    <div className="preview-counts" aria-live="polite">
+      <p>
+        Of the {preview.journeys} most recent journeys of <UserText text={entityType} />, {preview.overdue} would be overdue and {preview.skippedStep} would skip a step under this expectation.
+      </p>
+      {preview.unseenSteps.length > 0 ? (
+        <p className="warning">
+          No recent journey has the step{preview.unseenSteps.length > 1 ? 's' : ''} <UserText text={preview.unseenSteps.map((n) => `“${n}”`).join(', ')} />: check the spelling, or save anyway if the step is not sent yet.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 const lines = (text: string) => text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
 const seconds = (text: string) => (text.trim() === '' ? null : Number(text));
 
@@ -97,19 +145,16 @@ export function ExpectationsPage({ project }: { project: Project }) {
     }
   };
 
+  // What the draft would find in the recent journeys, asked while it is edited (nothing is saved).
+  const preview = useExpectationPreview(base, options.projectId, canWrite ? draft : null);
+
   const save = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setError(null);
     const found = draftProblems(draft);
     setProblems(found);
     if (found.length > 0) return;
-    const optional = new Set(lines(draft.optional));
-    const body: ExpectationRequest = {
-      steps: lines(draft.steps).map((name) => ({ name, optional: optional.has(name) })),
-      finalStep: draft.finalStep.trim(),
-      maxGapSeconds: seconds(draft.maxGapSeconds),
-      deadlineSeconds: seconds(draft.deadlineSeconds),
-    };
+    const body = bodyOf(draft);
     try {
       await request<Expectation>(`${base}/${encodeURIComponent(draft.entityType.trim())}`, { ...options, method: 'PUT', body });
       setStatus(`Saved the expectation of ${draft.entityType.trim()}; its journeys are analysed again.`);
@@ -186,6 +231,7 @@ export function ExpectationsPage({ project }: { project: Project }) {
           <button type="submit">Save</button>
         </div>
         <FormProblems error={error} labels={LABELS} problems={problems} />
+        <PreviewLine preview={preview} entityType={draft.entityType.trim()} />
         {status ? (
           <p role="status" className="notice">
             {status}
