@@ -5,6 +5,8 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { request, type AlertDelivery, type AlertRule, type AlertRuleRequest, type NewAlertRule, type Project } from '../api.ts';
 import { EnvironmentOptions, Loading } from '../components/common.tsx';
 import { FormProblems } from '../components/form-problems.tsx';
+import { SecretOnce } from '../components/secret-once.tsx';
+import { ConfirmDialog } from './settings/confirm-dialog.tsx';
 import { problem, type FieldLabels, type FieldProblem } from '../lib/field-problems.ts';
 import { FINDING_LABELS } from '../components/findings.tsx';
 import { UserText } from '../components/user-text.tsx';
@@ -40,6 +42,7 @@ export function AlertRulesPage({ project }: { project: Project }) {
   const [log, setLog] = useState<{ rule: AlertRule; items: AlertDelivery[] } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [problems, setProblems] = useState<FieldProblem[]>([]);
+  const [removing, setRemoving] = useState<AlertRule | null>(null);
   const base = `/v1/projects/${project.id}/alert-rules`;
   const options = { projectId: project.id };
   const reload = () => request<{ items: AlertRule[] }>(base, options).then((data) => setRules(data.items), setError);
@@ -52,8 +55,8 @@ export function AlertRulesPage({ project }: { project: Project }) {
   const create = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setError(null);
-    const form = new FormData(event.currentTarget);
-    const text = (name: string) => String(form.get(name) ?? '').trim();
+    const fields = new FormData(event.currentTarget);
+    const text = (name: string) => String(fields.get(name) ?? '').trim();
     const found = thresholdProblems(text('count') || '1', text('windowMinutes') || '1');
     setProblems(found);
     if (found.length > 0) return;
@@ -68,8 +71,11 @@ export function AlertRulesPage({ project }: { project: Project }) {
       threshold: { count, windowMinutes },
       channel: { type: text('channel') === 'slack' ? 'slack' : 'webhook', url: text('url') },
     };
+    const form = event.currentTarget;
     try {
       setCreated(await request<NewAlertRule>(base, { ...options, method: 'POST', body }));
+      // A second Enter must not make the same rule again: the form starts over.
+      form.reset();
       await reload();
     } catch (e) {
       setError(e);
@@ -103,12 +109,15 @@ export function AlertRulesPage({ project }: { project: Project }) {
       <p className="muted">Rules send a signed webhook when findings reach a threshold. With no rule nothing is sent.</p>
       <FormProblems error={error} labels={RULE_LABELS} problems={problems} />
       {created ? (
-        <div className="secret" role="status">
-          <p>
-            Rule <UserText text={created.name} /> created. Its signing secret is shown only now:
-          </p>
-          <code>{created.secret}</code>
-        </div>
+        <SecretOnce
+          id="rule-secret"
+          heading={<>Rule “<UserText text={created.name} />” created</>}
+          warning={<><strong>Copy its signing secret now: it will not be shown again.</strong> The receiver checks each delivery's signature with it (docs/alerts.md).</>}
+          label="Signing secret"
+          value={created.secret}
+          copyLabel="Copy secret"
+          onDone={() => setCreated(null)}
+        />
       ) : null}
       {rules === null ? <Loading what="alert rules" /> : null}
       {rules && rules.length === 0 ? <p role="status">No alert rule yet.</p> : null}
@@ -145,6 +154,9 @@ export function AlertRulesPage({ project }: { project: Project }) {
                   )}{' '}
                   <button type="button" onClick={() => showLog(rule)}>
                     Delivery log <span className="visually-hidden"><UserText text={rule.name} /></span>
+                  </button>{' '}
+                  <button type="button" className="danger small" onClick={() => setRemoving(rule)}>
+                    Delete… <span className="visually-hidden"><UserText text={rule.name} /></span>
                   </button>
                 </td>
               </tr>
@@ -169,6 +181,19 @@ export function AlertRulesPage({ project }: { project: Project }) {
           </ul>
         </section>
       ) : null}
+      <ConfirmDialog
+        open={removing !== null}
+        title={<>Delete the rule “<UserText text={removing?.name ?? ''} />”?</>}
+        action="Delete rule"
+        onConfirm={async () => {
+          await request(`${base}/${removing!.id}`, { ...options, method: 'DELETE' });
+          if (log?.rule.id === removing!.id) setLog(null);
+          await reload();
+        }}
+        onClose={() => setRemoving(null)}
+      >
+        <p>Nothing more is sent for it.</p>
+      </ConfirmDialog>
       {/* The settings forms' layout: each label above its field, the button as wide as its text. */}
       <form className="card settings-form" onSubmit={create} aria-label="New alert rule">
         <h2>New rule</h2>
