@@ -6,6 +6,8 @@ import { request, setUnauthorizedHandler, type Project, type SessionInfo } from 
 import { SessionContext, useAllowed } from './roles.tsx';
 import { RoleNeeded } from './components/role-needed.tsx';
 import { AccountMenu } from './components/account-menu.tsx';
+import { TimeZoneToggle } from './components/time-zone-toggle.tsx';
+import { useTimeZone } from './lib/time-zone.ts';
 import { AccountPage } from './pages/account.tsx';
 import { SetPasswordPage } from './pages/set-password.tsx';
 import { ErrorMessage, Loading } from './components/common.tsx';
@@ -18,7 +20,7 @@ import { ComparePage } from './pages/compare.tsx';
 import { SearchPage } from './pages/search.tsx';
 import { JourneyPage } from './pages/journey.tsx';
 import { HeaderSearch } from './pages/header-search.tsx';
-import { NotFound } from './pages/not-found.tsx';
+import { NotFound, PROJECT_NOT_FOUND } from './pages/not-found.tsx';
 import { BuildFooter } from './components/build-footer.tsx';
 import { SettingsRoute } from './pages/settings/settings-route.tsx';
 
@@ -73,6 +75,7 @@ export function App() {
 
 function SignedIn() {
   const loc = useLocation();
+  useTimeZone();
   const [projects, setProjects] = useState<Project[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   // Settings creates and renames projects: it asks for the list again.
@@ -100,7 +103,7 @@ function SignedIn() {
   else if (loc.path === '/account') page = <AccountPage />;
   else if (!match && loc.path !== '/') page = <NotFound title="Page not found" reason="There is no page at this address." />;
   else if (!match) page = <ProjectsPage projects={projects} />;
-  else if (!project) page = <NotFound title="Project not found" reason="This project does not exist, or it was deleted. Choose another one." />;
+  else if (!project) page = <NotFound title="Project not found" reason={PROJECT_NOT_FOUND} />;
   else page = <ProjectRoute project={project} rest={match[2] ?? '/'} params={loc.params} />;
 
   return (
@@ -143,6 +146,8 @@ function SignedIn() {
             <HeaderSearch projectId={project.id} initial={match?.[2] === '/search' ? (loc.params.get('q') ?? '') : ''} />
           </>
         ) : null}
+        {/* One UTC / local switch for every page; the header re-renders them all when it changes. */}
+        <TimeZoneToggle />
         <Link to="/settings" className="settings-link" aria-current={loc.path.startsWith('/settings') ? 'page' : undefined}>
           Settings
         </Link>

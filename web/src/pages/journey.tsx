@@ -7,7 +7,6 @@ import { findingMarkers, JourneyFindings } from '../components/findings.tsx';
 import { Timeline } from '../components/timeline.tsx';
 import { Waterfall } from '../components/waterfall.tsx';
 import { entityIdText, formatPreciseTime, journeyTitle } from '../lib/format.ts';
-import { TimeZoneToggle } from '../components/time-zone-toggle.tsx';
 import { DownloadJourney } from '../components/download-journey.tsx';
 import { useTimeZone } from '../lib/time-zone.ts';
 import { displayOrder, groupRetries, timelineEntries } from '../lib/timeline.ts';
@@ -161,7 +160,6 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
         </h1>
         <StatusBadge status={journey.status} />
         <div className="actions">
-          <TimeZoneToggle />
           <button type="button" className={live ? 'toggle on' : 'toggle'} aria-pressed={live} onClick={() => setLive(!live)}>
             Live
           </button>

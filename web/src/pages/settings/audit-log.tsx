@@ -4,6 +4,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { API_BASE, query, request, type AuditEntry, type Page, type Project } from '../../api.ts';
 import { Loading } from '../../components/common.tsx';
+import { formatTime } from '../../lib/format.ts';
 import { FormProblems } from '../../components/form-problems.tsx';
 import { problem, type FieldLabels, type FieldProblem } from '../../lib/field-problems.ts';
 import { UserText } from '../../components/user-text.tsx';
@@ -204,7 +205,7 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
   return (
     <tr>
       <td data-label="Time">
-        <time dateTime={entry.time}>{new Date(entry.time).toLocaleString()}</time>
+        <time dateTime={entry.time}>{formatTime(entry.time)}</time>
       </td>
       <td data-label="Actor">
         <UserText text={actorText(entry.actor)} />

@@ -94,7 +94,7 @@ function CreateProject({ onCreated }: { onCreated: () => void }) {
       <ErrorMessage error={error} />
       {created ? (
         <p role="status" className="notice">
-          Created <UserText text={created.name} />. Its environments appear when a key is made for one (<code>jtrace key:create</code>).
+          Created <UserText text={created.name} />. Make its first API key in <Link to={`/settings/projects/${created.id}/api-keys`}>API keys</Link> (or <code>jtrace key:create</code>).
         </p>
       ) : null}
     </form>

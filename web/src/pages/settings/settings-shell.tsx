@@ -5,7 +5,7 @@ import type { ReactNode } from 'react';
 import type { Project } from '../../api.ts';
 import { sessionProject, useAllowedSomewhere, useInstanceAllowed, useSessionInfo, type Action } from '../../roles.tsx';
 import { Link, navigate } from '../../router.tsx';
-import { NotFound } from '../not-found.tsx';
+import { NotFound, PROJECT_NOT_FOUND } from '../not-found.tsx';
 
 /** The project pages of Settings, in the order the navigation shows them. */
 export const PROJECT_SECTIONS = [
@@ -94,11 +94,14 @@ export function useProjectSections(projectId: string) {
 
 function ProjectLinks({ project, place }: { project: Project; place: SettingsPlace }) {
   const sections = useProjectSections(project.id);
-  if (sections.length === 0) return null;
   return (
     <li>
       <span className="settings-project-name">{project.name}</span>
       <ul>
+        <li>
+          {/* Back to the project's work in one click. */}
+          <Link to={`/projects/${project.id}/journeys`}>Journeys</Link>
+        </li>
         {sections.map((section) => (
           <li key={section.slug}>
             <Link
@@ -116,7 +119,7 @@ function ProjectLinks({ project, place }: { project: Project; place: SettingsPla
 
 export function SettingsNotFound({ unknownProject }: { unknownProject: boolean }) {
   return unknownProject ? (
-    <NotFound title="Project not found" reason="This project does not exist, or you hold no role in it." />
+    <NotFound title="Project not found" reason={PROJECT_NOT_FOUND} />
   ) : (
     <NotFound title="Page not found" reason="There is no settings page at this address." />
   );
