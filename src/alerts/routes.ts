@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { adminBeforeBody, authorizeProjectInPath, requireAdmin, type AuthContext } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { alertDeliverySchema, alertRuleSchema, newAlertRuleSchema } from '../http/answer-schemas/findings.ts';
+import { alertDeliverySchema, alertRuleSchema, alertTestDeliverySchema, newAlertRuleSchema } from '../http/answer-schemas/findings.ts';
+import { sendTestDelivery } from './test-send.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { issueDetails } from '../http/body-fields.ts';
@@ -14,7 +15,7 @@ import { findProjectBySlug } from '../projects/projects-sql.ts';
 import { alertRuleInputSchema, alertRulePatchSchema } from './rule-input.ts';
 import { createRule, listDeliveries, listRules, muteRule, removeRule } from './rules.ts';
 
-export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring; allowedHosts: readonly string[] }): void {
+export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring; allowedHosts: readonly string[]; version?: string }): void {
   const db = deps.auth.db;
   const admin = { tag: 'alerts', credential: (request: FastifyRequest) => requireAdmin(request, deps.auth), security: ['adminToken'], query: {} } as const;
   const adminErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
@@ -87,6 +88,23 @@ export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthCont
     handler: async (request, reply) => {
       if (!(await removeRule(db, await projectOf(request), ruleIdOf(request)))) throw errors.notFound('The alert rule was not found.');
       return reply.status(204).send();
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    options: { preParsing: adminBeforeBody(deps.auth) },
+    url: `${base}/:ruleId/test`,
+    contract: {
+      ...admin,
+      summary: "Send a signed test delivery to an alert rule's receiver and answer what it said",
+      answers: { 200: { description: 'The outcome: sent (2xx), error_status, failed (no answer) or blocked (host not allowed); nothing is logged.', schema: dataOf(alertTestDeliverySchema) } },
+      errors: [...adminErrors, 'not_found'],
+    },
+    handler: async (request) => {
+      const projectId = await projectOf(request);
+      const deliveryDeps = { db, keyring: deps.keyring, allowedHosts: deps.allowedHosts, version: deps.version ?? '0.0.0' };
+      return { data: await sendTestDelivery(deliveryDeps, projectId, ruleIdOf(request), deps.auth.now()) };
     },
   });
 

@@ -94,6 +94,7 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'POST /v1/projects/:projectId/alert-rules': admin,
   'PATCH /v1/projects/:projectId/alert-rules/:ruleId': admin,
   'DELETE /v1/projects/:projectId/alert-rules/:ruleId': admin,
+  'POST /v1/projects/:projectId/alert-rules/:ruleId/test': admin,
   'GET /v1/projects/:projectId/alert-rules/:ruleId/deliveries': admin,
   'GET /v1/projects/:projectId/api-keys': admin,
   'POST /v1/projects/:projectId/api-keys': admin,

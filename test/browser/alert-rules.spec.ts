@@ -3,6 +3,7 @@
 // after a confirmation that names it.
 import { describe, expect, it } from 'vitest';
 import { useInterface } from './fixture.ts';
+import { startEchoDestination } from './server.ts';
 
 describe('alert rules', () => {
   const ui = useInterface();
@@ -36,5 +37,26 @@ describe('alert rules', () => {
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Delete rule' }).click();
     await page.getByRole('status').filter({ hasText: 'No alert rule yet.' }).waitFor();
+  });
+
+  it('sends a signed test to the rule\'s receiver and shows its answer', async () => {
+    const receiver = await startEchoDestination();
+    try {
+      const { page } = await ui.open(`/ui/sign-in?next=${encodeURIComponent(`/ui/projects/${ui.demo.projectId}/alerts`)}`);
+      await ui.signIn(page);
+      const form = page.getByRole('form', { name: 'New alert rule' });
+      await form.getByLabel('Name').fill('Tested rule');
+      await form.getByLabel('URL').fill(`${receiver.url}/jtrace`);
+      await form.getByRole('button', { name: 'Create rule' }).click();
+      const row = page.locator('table.settings-table tbody tr', { hasText: 'Tested rule' });
+      await row.getByRole('button', { name: /Send a test/ }).click();
+      await page.getByRole('status').filter({ hasText: /Test of Tested rule: the receiver answered 200 in \d+ ms\./ }).waitFor();
+      expect(receiver.received).toHaveLength(1);
+      expect(String(receiver.received[0]!.headers['x-jtrace-signature'])).toMatch(/.+/);
+      expect(receiver.received[0]!.body).toMatchObject({ notification: 'test' });
+      await ui.checkAccessibility(page, 'the answer of a test delivery');
+    } finally {
+      await receiver.close();
+    }
   });
 });

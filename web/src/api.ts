@@ -150,6 +150,7 @@ export type AlertRule = z.output<typeof alertRuleSchema>;
 export type NewAlertRule = z.output<typeof newAlertRuleSchema>;
 export type AlertRuleRequest = z.input<typeof alertRuleInputSchema>;
 export type AlertDelivery = z.output<typeof alertDeliverySchema>;
+export type AlertTestDelivery = z.output<typeof import('../../src/http/answer-schemas/findings.ts').alertTestDeliverySchema>;
 
 // Settings of projects, environments and the instance (docs/web-interface.md, "Settings").
 export type EnvironmentSettings = z.output<typeof import('../../src/http/answer-schemas/project-settings.ts').environmentSettingsSchema>;

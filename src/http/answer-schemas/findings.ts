@@ -61,6 +61,13 @@ export const expectationPreviewSchema = z.strictObject({
   unseenSteps: z.array(z.string()).describe('Named steps (the final one included) that none of those journeys has.'),
 });
 
+export const alertTestDeliverySchema = z.strictObject({
+  outcome: z.enum(['sent', 'error_status', 'failed', 'blocked']),
+  statusCode: z.int().nullable(),
+  error: z.string().nullable().describe('Why it was not sent or not answered (host_not_allowed, timeout, ...).'),
+  durationMs: z.int().nullable(),
+});
+
 export const alertRuleSchema = z
   .strictObject({
     id: z.uuid(),

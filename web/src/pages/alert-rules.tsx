@@ -2,7 +2,7 @@
 // rule is shown once, here, right after it is created.
 
 import { useEffect, useState, type FormEvent } from 'react';
-import { request, type AlertDelivery, type AlertRule, type AlertRuleRequest, type NewAlertRule, type Project } from '../api.ts';
+import { request, type AlertTestDelivery, type AlertDelivery, type AlertRule, type AlertRuleRequest, type NewAlertRule, type Project } from '../api.ts';
 import { EnvironmentOptions, Loading } from '../components/common.tsx';
 import { FormProblems } from '../components/form-problems.tsx';
 import { SecretOnce } from '../components/secret-once.tsx';
@@ -36,6 +36,14 @@ export function thresholdProblems(count: string, windowMinutes: string): FieldPr
   return problems;
 }
 
+/** The receiver's answer to a test, in words. */
+function testText(answer: AlertTestDelivery): string {
+  if (answer.outcome === 'sent') return `the receiver answered ${answer.statusCode} in ${answer.durationMs} ms.`;
+  if (answer.outcome === 'error_status') return `the receiver answered ${answer.statusCode}, which is not a success (2xx).`;
+  if (answer.outcome === 'blocked') return answer.error === 'host_not_allowed' ? 'not sent: the host is not in ALERT_ALLOWED_HOSTS.' : 'not sent: the signing secret cannot be read with this server\'s key.';
+  return `no answer (${answer.error ?? 'failed'}).`;
+}
+
 export function AlertRulesPage({ project }: { project: Project }) {
   const [rules, setRules] = useState<AlertRule[] | null>(null);
   const [created, setCreated] = useState<NewAlertRule | null>(null);
@@ -43,6 +51,7 @@ export function AlertRulesPage({ project }: { project: Project }) {
   const [error, setError] = useState<unknown>(null);
   const [problems, setProblems] = useState<FieldProblem[]>([]);
   const [removing, setRemoving] = useState<AlertRule | null>(null);
+  const [tested, setTested] = useState<{ rule: AlertRule; answer: AlertTestDelivery } | null>(null);
   const base = `/v1/projects/${project.id}/alert-rules`;
   const options = { projectId: project.id };
   const reload = () => request<{ items: AlertRule[] }>(base, options).then((data) => setRules(data.items), setError);
@@ -92,6 +101,17 @@ export function AlertRulesPage({ project }: { project: Project }) {
     }
   };
 
+  const sendTest = async (rule: AlertRule) => {
+    setError(null);
+    setTested(null);
+    try {
+      const answer = await request<AlertTestDelivery>(`${base}/${rule.id}/test`, { ...options, method: 'POST' });
+      setTested({ rule, answer });
+    } catch (e) {
+      setError(e);
+    }
+  };
+
   const showLog = async (rule: AlertRule) => {
     setError(null);
     try {
@@ -118,6 +138,11 @@ export function AlertRulesPage({ project }: { project: Project }) {
           copyLabel="Copy secret"
           onDone={() => setCreated(null)}
         />
+      ) : null}
+      {tested ? (
+        <p role="status" className={tested.answer.outcome === 'sent' ? 'notice' : 'error-message'}>
+          Test of <UserText text={tested.rule.name} />: {testText(tested.answer)}
+        </p>
       ) : null}
       {rules === null ? <Loading what="alert rules" /> : null}
       {rules && rules.length === 0 ? <p role="status">No alert rule yet.</p> : null}
@@ -154,6 +179,9 @@ export function AlertRulesPage({ project }: { project: Project }) {
                   )}{' '}
                   <button type="button" onClick={() => showLog(rule)}>
                     Delivery log <span className="visually-hidden"><UserText text={rule.name} /></span>
+                  </button>{' '}
+                  <button type="button" onClick={() => void sendTest(rule)}>
+                    Send a test <span className="visually-hidden"><UserText text={rule.name} /></span>
                   </button>{' '}
                   <button type="button" className="danger small" onClick={() => setRemoving(rule)}>
                     Delete… <span className="visually-hidden"><UserText text={rule.name} /></span>
