@@ -50,3 +50,24 @@ describe('interface details', () => {
     expect(await reason.textContent()).toBe(first);
   });
 });
+
+describe('a new environment name', () => {
+  const ui = useInterface({ demo: false });
+
+  it('is accepted with any characters, and the form says when services would find it unusual', async () => {
+    const project = await createProject(ui.db.pool, 'names', 'Names');
+    const { page } = await ui.open(`/ui/sign-in?next=${encodeURIComponent(`/ui/settings/projects/${project.id}/environments`)}`);
+    await ui.signIn(page);
+    const form = page.getByRole('form', { name: 'Add an environment' });
+    const name = form.getByLabel('Name, as events will carry it');
+    await name.fill('staging-eu');
+    expect(await form.locator('.name-note').count()).toBe(0);
+    await name.fill('bad name!');
+    await form.getByText('This name has spaces').waitFor();
+    await name.fill('bad!');
+    await form.getByText('characters services rarely use (!)').waitFor();
+    await ui.checkAccessibility(page, 'an unusual environment name');
+    await form.getByRole('button', { name: 'Add environment' }).click();
+    await expect.poll(async () => (await ui.db.pool.query('SELECT name FROM environments WHERE project_id = $1', [project.id])).rows.map((r) => r.name)).toEqual(['bad!']);
+  });
+});

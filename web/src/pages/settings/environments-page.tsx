@@ -76,6 +76,7 @@ export function EnvironmentsPage({ project, rest, reloadProjects }: { project: P
 function AddEnvironment({ project, onCreated }: { project: Project; onCreated: (name: string) => void }) {
   const [form, setForm] = useState<{ name: string; retentionDays: string }>({ name: '', retentionDays: '' });
   const { busy, error, run } = useAction();
+  const unusual = unusualName(form.name);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
@@ -89,7 +90,13 @@ function AddEnvironment({ project, onCreated }: { project: Project; onCreated: (
     <form className="card settings-form add-environment" onSubmit={submit} aria-label="Add an environment">
       <h3>Add an environment</h3>
       <label htmlFor="new-env-name">Name, as events will carry it</label>
-      <input id="new-env-name" required maxLength={64} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+      <input id="new-env-name" required maxLength={64} value={form.name} aria-describedby={unusual ? 'new-env-name-note' : undefined} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+      {/* Any 1 to 64 characters are a valid name (event protocol): said, not refused. */}
+      {unusual ? (
+        <p id="new-env-name-note" className="muted name-note">
+          {unusual}
+        </p>
+      ) : null}
       <label htmlFor="new-env-retention">Retention (days, empty for the server's default)</label>
       <input id="new-env-retention" type="number" min={1} max={36500} step={1} value={form.retentionDays} onChange={(e) => setForm({ ...form, retentionDays: e.target.value })} />
       <div>
@@ -97,9 +104,17 @@ function AddEnvironment({ project, onCreated }: { project: Project; onCreated: (
           Add environment
         </button>
       </div>
-      <ErrorMessage error={error} />
+      <FormProblems error={error} labels={{ name: 'Name', retentionDays: 'Retention (days)' }} />
     </form>
   );
+}
+
+/** What a service would find unusual in an environment name, or null: spaces, or characters beyond letters, digits, ., _ and -. */
+export function unusualName(name: string): string | null {
+  if (name === '') return null;
+  if (/\s/.test(name)) return 'This name has spaces: services must send it exactly so, spaces included. Names such as "production" or "eu-staging" are the usual kind.';
+  const odd = [...new Set([...name].filter((c) => !/[A-Za-z0-9._-]/.test(c)))];
+  return odd.length === 0 ? null : `This name has characters services rarely use (${odd.join(' ')}): they must send it exactly so. Names such as "production" or "eu-staging" are the usual kind.`;
 }
 
 function safeDecode(text: string): string {
