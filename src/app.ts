@@ -246,7 +246,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
     registerFindingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, metrics: deps.metrics, staleReads });
-    registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [] });
+    registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [], version: deps.build.version });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerInvitationRoutes(scope, { auth: scopeAuth, pool: deps.pool });
     registerApiKeyRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring, defaultRetentionDays: deps.config.defaultRetentionDays });

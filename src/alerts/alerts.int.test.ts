@@ -101,9 +101,32 @@ describe('alerts across two instances', () => {
     const bad = await appA.inject({ method: 'POST', url, headers: admin, payload: JSON.stringify({ name: 'x', kind: 'lost', channel: { type: 'webhook', url: 'http://example.com/hook' } }) });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error).toMatchObject({ code: 'invalid_request', details: [{ path: 'channel.url' }] });
+    const zero = await appA.inject({ method: 'POST', url, headers: admin, payload: JSON.stringify({ name: 'x', kind: 'lost', threshold: { count: 0, windowMinutes: 0 }, channel: { type: 'webhook', url: `${origin}/hook` } }) });
+    expect(zero.statusCode).toBe(400);
+    // Every field at fault, not only the first, so the form names each one.
+    expect(zero.json().error).toMatchObject({ code: 'invalid_request', details: [{ path: 'threshold.count' }, { path: 'threshold.windowMinutes' }] });
     const env = await appA.inject({ method: 'POST', url, headers: admin, payload: JSON.stringify({ name: 'x', kind: 'lost', environment: 'nope', channel: { type: 'webhook', url: `${origin}/hook` } }) });
     expect(env.statusCode).toBe(404);
     expect(env.json().error.code).toBe('environment_not_found');
+  });
+
+  it('sends a signed test delivery to a rule\'s receiver and answers what it said, within the host rules', async () => {
+    const url = `/v1/projects/${fx.projectId}/alert-rules`;
+    const created = await appA.inject({ method: 'POST', url, headers: admin, payload: JSON.stringify({ name: 'test me', kind: 'duplicated', entityType: 'no-such-type', channel: { type: 'webhook', url: `${origin}/test-hook` } }) });
+    expect(created.statusCode, created.body).toBe(201);
+    const rule = created.json().data;
+    const test = await appA.inject({ method: 'POST', url: `${url}/${rule.id}/test`, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    expect(test.statusCode, test.body).toBe(200);
+    expect(test.json().data).toMatchObject({ outcome: 'sent', statusCode: 200, error: null });
+    const hook = received.find((r) => r.path === '/test-hook')!;
+    expect(hook.headers['x-jtrace-test']).toBe('1');
+    expect(verifyNotification(rule.secret, String(hook.headers['x-jtrace-signature']), hook.body)).toBe(true);
+    expect(JSON.parse(hook.body)).toMatchObject({ notification: 'test', rule: { id: rule.id, name: 'test me' } });
+    received.splice(received.indexOf(hook), 1);
+    // Not in the delivery log: it is no notification.
+    expect((await appA.inject({ method: 'GET', url: `${url}/${rule.id}/deliveries`, headers: admin })).json().data.items).toEqual([]);
+    expect((await appA.inject({ method: 'POST', url: `${url}/00000000-0000-4000-8000-000000000000/test`, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).statusCode).toBe(404);
+    await appA.inject({ method: 'DELETE', url: `${url}/${rule.id}`, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
   });
 
   it('delivers each alert once, signed, and again after two 500s; both instances serve', async () => {

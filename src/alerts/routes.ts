@@ -4,15 +4,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { adminBeforeBody, authorizeProjectInPath, requireAdmin, type AuthContext } from '../auth/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { alertDeliverySchema, alertRuleSchema, newAlertRuleSchema } from '../http/answer-schemas/findings.ts';
+import { alertDeliverySchema, alertRuleSchema, alertTestDeliverySchema, newAlertRuleSchema } from '../http/answer-schemas/findings.ts';
+import { sendTestDelivery } from './test-send.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
-import { errors } from '../http/errors.ts';
+import { AppError, errors } from '../http/errors.ts';
+import { issueDetails } from '../http/body-fields.ts';
+import type { z } from 'zod';
 import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { findProjectBySlug } from '../projects/projects-sql.ts';
 import { alertRuleInputSchema, alertRulePatchSchema } from './rule-input.ts';
 import { createRule, listDeliveries, listRules, muteRule, removeRule } from './rules.ts';
 
-export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring; allowedHosts: readonly string[] }): void {
+export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring; allowedHosts: readonly string[]; version?: string }): void {
   const db = deps.auth.db;
   const admin = { tag: 'alerts', credential: (request: FastifyRequest) => requireAdmin(request, deps.auth), security: ['adminToken'], query: {} } as const;
   const adminErrors = ['unauthorized', 'too_many_attempts', 'project_not_found', 'invalid_query', 'bad_url', 'query_timeout', 'internal_error'] as const;
@@ -26,7 +29,8 @@ export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthCont
   const ruleIdOf = (request: FastifyRequest) => (request.params as { ruleId: string }).ruleId;
   const body = <T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[] }> } } }, value: unknown): T => {
     const parsed = schema.safeParse(value);
-    if (!parsed.success) throw errors.invalidRequest(parsed.error.issues[0]!.path.join('.'), 'The body is not a valid alert rule (docs/alerts.md).');
+    // Every problem in details, each with its field's path, so a form can name the fields.
+    if (!parsed.success) throw new AppError('invalid_request', 'The body is not a valid alert rule (docs/alerts.md).', issueDetails(parsed.error.issues as z.core.$ZodIssue[]));
     return parsed.data;
   };
   const base = '/v1/projects/:projectId/alert-rules';
@@ -84,6 +88,23 @@ export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthCont
     handler: async (request, reply) => {
       if (!(await removeRule(db, await projectOf(request), ruleIdOf(request)))) throw errors.notFound('The alert rule was not found.');
       return reply.status(204).send();
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    options: { preParsing: adminBeforeBody(deps.auth) },
+    url: `${base}/:ruleId/test`,
+    contract: {
+      ...admin,
+      summary: "Send a signed test delivery to an alert rule's receiver and answer what it said",
+      answers: { 200: { description: 'The outcome: sent (2xx), error_status, failed (no answer) or blocked (host not allowed); nothing is logged.', schema: dataOf(alertTestDeliverySchema) } },
+      errors: [...adminErrors, 'not_found'],
+    },
+    handler: async (request) => {
+      const projectId = await projectOf(request);
+      const deliveryDeps = { db, keyring: deps.keyring, allowedHosts: deps.allowedHosts, version: deps.version ?? '0.0.0' };
+      return { data: await sendTestDelivery(deliveryDeps, projectId, ruleIdOf(request), deps.auth.now()) };
     },
   });
 

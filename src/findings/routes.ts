@@ -6,8 +6,8 @@ import { adminBeforeBody, authorizeProjectInPath, requireAdmin, requireReader, t
 import type { Pool } from '../db/pool.ts';
 import type { StaleReads } from '../http/read-routing.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
-import { expectationSchema, expectationSuggestionSchema, findingsSummarySchema } from '../http/answer-schemas/findings.ts';
-import { errors } from '../http/errors.ts';
+import { expectationPreviewSchema, expectationSchema, expectationSuggestionSchema, findingsSummarySchema } from '../http/answer-schemas/findings.ts';
+import { AppError, errors } from '../http/errors.ts';
 import { ceilMicros, parseInstantParam } from '../http/query.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -18,6 +18,7 @@ import { expectationInputSchema } from './expectation-input.ts';
 import { deleteExpectation, listExpectations, parseExpectation, saveExpectation, suggestFromHistory, type StoredExpectation } from './expectations.ts';
 import { MAX_EXPECTATION_NAME, MAX_SUGGESTION_JOURNEYS } from './limits.ts';
 import { selectLagSeconds } from './pending-sql.ts';
+import { previewExpectation } from './preview.ts';
 import { selectFindingsSummary } from './summary-sql.ts';
 
 const DAY_MS = 86_400_000;
@@ -119,8 +120,30 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
       const projectId = await projectOf(request);
       const entityType = entityTypeOf(request);
       const parsed = parseExpectation(request.body);
-      if (!parsed.ok) throw errors.invalidRequest(parsed.path, 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.');
+      // Every problem in details, each with its field's path, so a form can name the fields.
+      if (!parsed.ok) throw new AppError('invalid_request', 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.', parsed.details);
       return { data: view(await saveExpectation(deps.pool, projectId, entityType, parsed.value)) };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    options: { preParsing: adminBeforeBody(deps.auth) },
+    url: '/v1/projects/:projectId/expectations/:entityType/preview',
+    contract: {
+      ...admin,
+      summary: 'What an expectation would find in the entity type\'s recent journeys, without saving it',
+      query: {},
+      body: { schema: expectationInputSchema, contentTypes: ['application/json'] },
+      answers: { 200: { description: 'Counts over the most recent journeys (at most 500); nothing is saved.', schema: dataOf(expectationPreviewSchema) } },
+      errors: [...adminErrors, 'invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'],
+    },
+    handler: async (request) => {
+      const projectId = await projectOf(request);
+      const entityType = entityTypeOf(request);
+      const parsed = parseExpectation(request.body);
+      if (!parsed.ok) throw new AppError('invalid_request', 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.', parsed.details);
+      return { data: await previewExpectation(db, projectId, entityType, parsed.value, deps.auth.now()) };
     },
   });
 

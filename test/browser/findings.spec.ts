@@ -104,9 +104,9 @@ describe('findings in the browser', () => {
     await page.getByText('The host is not in ALERT_ALLOWED_HOSTS.').waitFor();
     await form.getByLabel('URL').fill('http://127.0.0.1:9/hook');
     await form.getByRole('button', { name: 'Create rule' }).click();
-    const secret = page.locator('.secret code');
+    const secret = page.getByLabel('Signing secret');
     await secret.waitFor();
-    expect(await secret.textContent()).toMatch(/^whsec_/);
+    expect(await secret.inputValue()).toMatch(/^whsec_/);
     const row = page.locator('table.settings-table tbody tr', { hasText: 'Lost phone' });
     await row.getByRole('button', { name: 'Mute 1 hour' }).click();
     await expect.poll(() => row.textContent()).toContain('muted until');

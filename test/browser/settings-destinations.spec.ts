@@ -48,7 +48,9 @@ describe('Settings: replay destinations', () => {
     const path = `/ui/settings/projects/${ui.demo.projectId}/destinations`;
     const { page } = await ui.open('/ui/sign-in?next=' + encodeURIComponent(path));
     await ui.signIn(page);
-    await page.getByRole('heading', { name: 'Replay destinations', level: 1 }).waitFor();
+    // A heading below Settings: the page has one h1.
+    await page.getByRole('heading', { name: 'Replay destinations', level: 2 }).waitFor();
+    expect(await page.locator('h1').count()).toBe(1);
     await page.getByRole('heading', { name: 'first local copy' }).waitFor();
 
     const form = page.getByRole('form', { name: 'Add a destination' });

@@ -54,6 +54,20 @@ export const expectationSuggestionSchema = z.strictObject({
   deadlineSeconds: z.int().nullable().describe('The 99th percentile of the journeys\' durations, rounded up.'),
 });
 
+export const expectationPreviewSchema = z.strictObject({
+  journeys: z.int().describe('Recent journeys of the entity type read (at most 500).'),
+  overdue: z.int().describe('Of those, journeys the expectation would find overdue.'),
+  skippedStep: z.int().describe('Of those, journeys the expectation would find skipping a required step.'),
+  unseenSteps: z.array(z.string()).describe('Named steps (the final one included) that none of those journeys has.'),
+});
+
+export const alertTestDeliverySchema = z.strictObject({
+  outcome: z.enum(['sent', 'error_status', 'failed', 'blocked']),
+  statusCode: z.int().nullable(),
+  error: z.string().nullable().describe('Why it was not sent or not answered (host_not_allowed, timeout, ...).'),
+  durationMs: z.int().nullable(),
+});
+
 export const alertRuleSchema = z
   .strictObject({
     id: z.uuid(),

@@ -2,8 +2,12 @@
 // rule is shown once, here, right after it is created.
 
 import { useEffect, useState, type FormEvent } from 'react';
-import { request, type AlertDelivery, type AlertRule, type AlertRuleRequest, type NewAlertRule, type Project } from '../api.ts';
-import { EnvironmentOptions, ErrorMessage, Loading } from '../components/common.tsx';
+import { request, type AlertTestDelivery, type AlertDelivery, type AlertRule, type AlertRuleRequest, type NewAlertRule, type Project } from '../api.ts';
+import { EnvironmentOptions, Loading } from '../components/common.tsx';
+import { FormProblems } from '../components/form-problems.tsx';
+import { SecretOnce } from '../components/secret-once.tsx';
+import { ConfirmDialog } from './settings/confirm-dialog.tsx';
+import { problem, type FieldLabels, type FieldProblem } from '../lib/field-problems.ts';
 import { FINDING_LABELS } from '../components/findings.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
@@ -11,11 +15,43 @@ import { formatTime } from '../lib/format.ts';
 
 const HOUR_MS = 3_600_000;
 
+export const RULE_LABELS: FieldLabels = {
+  name: 'Name',
+  kind: 'Finding',
+  path: 'Field path',
+  entityType: 'Entity type',
+  environment: 'Environment',
+  'threshold.count': 'At least (findings)',
+  'threshold.windowMinutes': 'Within (minutes)',
+  threshold: 'Threshold',
+  'channel.url': 'URL',
+  'channel.type': 'Channel',
+};
+
+/** The form's own checks of the threshold, the server's rules in words (src/alerts/rule-input.ts). */
+export function thresholdProblems(count: string, windowMinutes: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (!/^\d+$/.test(count) || Number(count) < 1 || Number(count) > 1_000_000) problems.push(problem('threshold.count', RULE_LABELS, 'must be a whole number from 1 to 1000000'));
+  if (!/^\d+$/.test(windowMinutes) || Number(windowMinutes) < 1 || Number(windowMinutes) > 1440) problems.push(problem('threshold.windowMinutes', RULE_LABELS, 'must be a whole number of minutes from 1 to 1440 (a day)'));
+  return problems;
+}
+
+/** The receiver's answer to a test, in words. */
+function testText(answer: AlertTestDelivery): string {
+  if (answer.outcome === 'sent') return `the receiver answered ${answer.statusCode} in ${answer.durationMs} ms.`;
+  if (answer.outcome === 'error_status') return `the receiver answered ${answer.statusCode}, which is not a success (2xx).`;
+  if (answer.outcome === 'blocked') return answer.error === 'host_not_allowed' ? 'not sent: the host is not in ALERT_ALLOWED_HOSTS.' : 'not sent: the signing secret cannot be read with this server\'s key.';
+  return `no answer (${answer.error ?? 'failed'}).`;
+}
+
 export function AlertRulesPage({ project }: { project: Project }) {
   const [rules, setRules] = useState<AlertRule[] | null>(null);
   const [created, setCreated] = useState<NewAlertRule | null>(null);
   const [log, setLog] = useState<{ rule: AlertRule; items: AlertDelivery[] } | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [problems, setProblems] = useState<FieldProblem[]>([]);
+  const [removing, setRemoving] = useState<AlertRule | null>(null);
+  const [tested, setTested] = useState<{ rule: AlertRule; answer: AlertTestDelivery } | null>(null);
   const base = `/v1/projects/${project.id}/alert-rules`;
   const options = { projectId: project.id };
   const reload = () => request<{ items: AlertRule[] }>(base, options).then((data) => setRules(data.items), setError);
@@ -28,8 +64,11 @@ export function AlertRulesPage({ project }: { project: Project }) {
   const create = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setError(null);
-    const form = new FormData(event.currentTarget);
-    const text = (name: string) => String(form.get(name) ?? '').trim();
+    const fields = new FormData(event.currentTarget);
+    const text = (name: string) => String(fields.get(name) ?? '').trim();
+    const found = thresholdProblems(text('count') || '1', text('windowMinutes') || '1');
+    setProblems(found);
+    if (found.length > 0) return;
     const count = Number(text('count') || '1');
     const windowMinutes = Number(text('windowMinutes') || '1');
     const body: AlertRuleRequest = {
@@ -41,8 +80,11 @@ export function AlertRulesPage({ project }: { project: Project }) {
       threshold: { count, windowMinutes },
       channel: { type: text('channel') === 'slack' ? 'slack' : 'webhook', url: text('url') },
     };
+    const form = event.currentTarget;
     try {
       setCreated(await request<NewAlertRule>(base, { ...options, method: 'POST', body }));
+      // A second Enter must not make the same rule again: the form starts over.
+      form.reset();
       await reload();
     } catch (e) {
       setError(e);
@@ -54,6 +96,17 @@ export function AlertRulesPage({ project }: { project: Project }) {
     try {
       await request<AlertRule>(`${base}/${rule.id}`, { ...options, method: 'PATCH', body: { mutedUntil: until } });
       await reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  const sendTest = async (rule: AlertRule) => {
+    setError(null);
+    setTested(null);
+    try {
+      const answer = await request<AlertTestDelivery>(`${base}/${rule.id}/test`, { ...options, method: 'POST' });
+      setTested({ rule, answer });
     } catch (e) {
       setError(e);
     }
@@ -74,14 +127,22 @@ export function AlertRulesPage({ project }: { project: Project }) {
         <h1>Alerts</h1>
       </div>
       <p className="muted">Rules send a signed webhook when findings reach a threshold. With no rule nothing is sent.</p>
-      <ErrorMessage error={error} />
+      <FormProblems error={error} labels={RULE_LABELS} problems={problems} />
       {created ? (
-        <div className="secret" role="status">
-          <p>
-            Rule <UserText text={created.name} /> created. Its signing secret is shown only now:
-          </p>
-          <code>{created.secret}</code>
-        </div>
+        <SecretOnce
+          id="rule-secret"
+          heading={<>Rule “<UserText text={created.name} />” created</>}
+          warning={<><strong>Copy its signing secret now: it will not be shown again.</strong> The receiver checks each delivery's signature with it (docs/alerts.md).</>}
+          label="Signing secret"
+          value={created.secret}
+          copyLabel="Copy secret"
+          onDone={() => setCreated(null)}
+        />
+      ) : null}
+      {tested ? (
+        <p role="status" className={tested.answer.outcome === 'sent' ? 'notice' : 'error-message'}>
+          Test of <UserText text={tested.rule.name} />: {testText(tested.answer)}
+        </p>
       ) : null}
       {rules === null ? <Loading what="alert rules" /> : null}
       {rules && rules.length === 0 ? <p role="status">No alert rule yet.</p> : null}
@@ -118,6 +179,12 @@ export function AlertRulesPage({ project }: { project: Project }) {
                   )}{' '}
                   <button type="button" onClick={() => showLog(rule)}>
                     Delivery log <span className="visually-hidden"><UserText text={rule.name} /></span>
+                  </button>{' '}
+                  <button type="button" onClick={() => void sendTest(rule)}>
+                    Send a test <span className="visually-hidden"><UserText text={rule.name} /></span>
+                  </button>{' '}
+                  <button type="button" className="danger small" onClick={() => setRemoving(rule)}>
+                    Delete… <span className="visually-hidden"><UserText text={rule.name} /></span>
                   </button>
                 </td>
               </tr>
@@ -142,6 +209,19 @@ export function AlertRulesPage({ project }: { project: Project }) {
           </ul>
         </section>
       ) : null}
+      <ConfirmDialog
+        open={removing !== null}
+        title={<>Delete the rule “<UserText text={removing?.name ?? ''} />”?</>}
+        action="Delete rule"
+        onConfirm={async () => {
+          await request(`${base}/${removing!.id}`, { ...options, method: 'DELETE' });
+          if (log?.rule.id === removing!.id) setLog(null);
+          await reload();
+        }}
+        onClose={() => setRemoving(null)}
+      >
+        <p>Nothing more is sent for it.</p>
+      </ConfirmDialog>
       {/* The settings forms' layout: each label above its field, the button as wide as its text. */}
       <form className="card settings-form" onSubmit={create} aria-label="New alert rule">
         <h2>New rule</h2>

@@ -1,11 +1,14 @@
 // Expectations of a project (docs/findings.md): what a journey of an entity type should look
 // like. A suggestion from history fills the form; nothing is saved until the admin saves it.
 
-import { useEffect, useState, type FormEvent } from 'react';
-import { request, type Expectation, type ExpectationRequest, type ExpectationSuggestion, type Project } from '../api.ts';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { request, type Expectation, type ExpectationPreview, type ExpectationRequest, type ExpectationSuggestion, type Project } from '../api.ts';
 import { ErrorMessage, Loading } from '../components/common.tsx';
+import { FormProblems, invalid } from '../components/form-problems.tsx';
+import { problem, type FieldLabels, type FieldProblem } from '../lib/field-problems.ts';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
+import { useAllowed } from '../roles.tsx';
 
 interface Draft {
   entityType: string;
@@ -29,6 +32,78 @@ function draftOf(entityType: string, e: Pick<Expectation, 'steps' | 'maxGapSecon
   };
 }
 
+const LABELS: FieldLabels = {
+  entityType: 'Entity type',
+  steps: 'Steps in order',
+  'steps.*': 'Steps in order',
+  finalStep: 'Final step',
+  maxGapSeconds: 'Longest gap between steps',
+  deadlineSeconds: 'Deadline',
+};
+
+/** The form's own checks, the server's rules in words (src/findings/expectation-input.ts). */
+function draftProblems(draft: Draft): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const steps = lines(draft.steps);
+  const final = draft.finalStep.trim();
+  if (draft.entityType.trim() === '') problems.push(problem('entityType', LABELS, 'is required'));
+  if (final === '') problems.push(problem('finalStep', LABELS, 'is required'));
+  else if (steps.length > 0 && !steps.includes(final)) problems.push(problem('finalStep', LABELS, `“${final}” is not one of the steps: add it to the steps or choose one of them`));
+  for (const key of ['maxGapSeconds', 'deadlineSeconds'] as const) {
+    const text = draft[key].trim();
+    if (text !== '' && !(/^\d+$/.test(text) && Number(text) > 0)) problems.push(problem(key, LABELS, 'must be a whole number of seconds, more than 0, or empty for none'));
+  }
+  return problems;
+}
+
+function bodyOf(draft: Draft): ExpectationRequest {
+  const optional = new Set(lines(draft.optional));
+  return {
+    steps: lines(draft.steps).map((name) => ({ name, optional: optional.has(name) })),
+    finalStep: draft.finalStep.trim(),
+    maxGapSeconds: seconds(draft.maxGapSeconds),
+    deadlineSeconds: seconds(draft.deadlineSeconds),
+  };
+}
+
+/** Asks the preview route for a valid draft, a moment after the last keystroke. */
+function useExpectationPreview(base: string, projectId: string, draft: Draft | null): ExpectationPreview | null {
+  const [preview, setPreview] = useState<ExpectationPreview | null>(null);
+  const key = draft === null || draft.entityType.trim() === '' || draftProblems(draft).length > 0 ? null : JSON.stringify([draft.entityType.trim(), bodyOf(draft)]);
+  useEffect(() => {
+    setPreview(null);
+    if (key === null || draft === null) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      request<ExpectationPreview>(`${base}/${encodeURIComponent(draft.entityType.trim())}/preview`, { projectId, method: 'POST', body: bodyOf(draft), signal: controller.signal }).then(setPreview, () => setPreview(null));
+    }, 400);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+    // key stands for the draft: the same expectation asks nothing again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, base, projectId]);
+  return preview;
+}
+
+function PreviewLine({ preview, entityType }: { preview: ExpectationPreview | null; entityType: string }) {
+  if (preview === null) return null;
+  if (preview.journeys === 0) return <p className="muted preview-counts">No journey of <UserText text={entityType} /> is stored yet: nothing to check the expectation against.</p>;
+  return (
+    <div className="preview-counts" aria-live="polite">
+      <p>
+        Of the {preview.journeys} most recent journeys of <UserText text={entityType} />, {preview.overdue} would be overdue and {preview.skippedStep} would skip a step under this expectation.
+      </p>
+      {preview.unseenSteps.length > 0 ? (
+        <p className="warning">
+          No recent journey has the step{preview.unseenSteps.length > 1 ? 's' : ''} <UserText text={preview.unseenSteps.map((n) => `“${n}”`).join(', ')} />: check the spelling, or save anyway if the step is not sent yet.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 const lines = (text: string) => text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
 const seconds = (text: string) => (text.trim() === '' ? null : Number(text));
 
@@ -37,8 +112,18 @@ export function ExpectationsPage({ project }: { project: Project }) {
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [problems, setProblems] = useState<FieldProblem[]>([]);
   const base = `/v1/projects/${project.id}/expectations`;
   const options = { projectId: project.id };
+  // Viewers and operators read the expectations; only a role that may set them gets the form.
+  const canWrite = useAllowed(project.id, 'expectations.write');
+  const stepsField = useRef<HTMLTextAreaElement>(null);
+  const edit = (e: Expectation) => {
+    setDraft(draftOf(e.entityType, e));
+    setStatus(null);
+    // The form is below the table: move there, so keyboard and screen-reader users follow.
+    requestAnimationFrame(() => stepsField.current?.focus());
+  };
 
   const reload = () => request<{ items: Expectation[] }>(base, options).then((data) => setItems(data.items), setError);
   useEffect(() => {
@@ -60,16 +145,16 @@ export function ExpectationsPage({ project }: { project: Project }) {
     }
   };
 
+  // What the draft would find in the recent journeys, asked while it is edited (nothing is saved).
+  const preview = useExpectationPreview(base, options.projectId, canWrite ? draft : null);
+
   const save = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setError(null);
-    const optional = new Set(lines(draft.optional));
-    const body: ExpectationRequest = {
-      steps: lines(draft.steps).map((name) => ({ name, optional: optional.has(name) })),
-      finalStep: draft.finalStep.trim(),
-      maxGapSeconds: seconds(draft.maxGapSeconds),
-      deadlineSeconds: seconds(draft.deadlineSeconds),
-    };
+    const found = draftProblems(draft);
+    setProblems(found);
+    if (found.length > 0) return;
+    const body = bodyOf(draft);
     try {
       await request<Expectation>(`${base}/${encodeURIComponent(draft.entityType.trim())}`, { ...options, method: 'PUT', body });
       setStatus(`Saved the expectation of ${draft.entityType.trim()}; its journeys are analysed again.`);
@@ -85,7 +170,7 @@ export function ExpectationsPage({ project }: { project: Project }) {
         <h1>Expectations</h1>
       </div>
       <p className="muted">What a journey of an entity type should look like. A journey past its deadline without its final step, or with a longer gap between steps, is overdue; one that reaches its final step without a required step skipped it.</p>
-      <ErrorMessage error={error} />
+      {canWrite ? null : <ErrorMessage error={error} />}
       {items === null ? <Loading what="expectations" /> : null}
       {items && items.length > 0 ? (
         <table className="settings-table stack">
@@ -97,7 +182,7 @@ export function ExpectationsPage({ project }: { project: Project }) {
               <th scope="col">Final step</th>
               <th scope="col">Longest gap</th>
               <th scope="col">Deadline</th>
-              <th scope="col"><span className="visually-hidden">Edit</span></th>
+              {canWrite ? <th scope="col"><span className="visually-hidden">Edit</span></th> : null}
             </tr>
           </thead>
           <tbody>
@@ -108,19 +193,22 @@ export function ExpectationsPage({ project }: { project: Project }) {
                 <td data-label="Final step"><UserText text={e.finalStep} /></td>
                 <td data-label="Longest gap">{e.maxGapSeconds === null ? '—' : `${e.maxGapSeconds} s`}</td>
                 <td data-label="Deadline">{e.deadlineSeconds === null ? '—' : `${e.deadlineSeconds} s`}</td>
-                <td className="cell-actions">
-                  <button type="button" className="link-button" onClick={() => setDraft(draftOf(e.entityType, e))}>
-                    Edit <span className="visually-hidden"><UserText text={e.entityType} /></span>
-                  </button>
-                </td>
+                {canWrite ? (
+                  <td className="cell-actions">
+                    <button type="button" className="link-button" onClick={() => edit(e)}>
+                      Edit <span className="visually-hidden"><UserText text={e.entityType} /></span>
+                    </button>
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>
         </table>
       ) : null}
       {items && items.length === 0 ? <p role="status">No expectation yet.</p> : null}
+      {!canWrite ? <p className="muted">Your role reads the expectations; an admin of this project sets them.</p> : null}
       {/* The settings forms' layout: each label above its field, each button as wide as its text. */}
-      <form className="card settings-form" onSubmit={save} aria-label="Expectation">
+      {canWrite ? <form className="card settings-form" onSubmit={save} aria-label="Expectation">
         <h2>Set an expectation</h2>
         <label htmlFor="expectation-entity-type">Entity type</label>
         <input id="expectation-entity-type" {...field('entityType')} required />
@@ -130,24 +218,26 @@ export function ExpectationsPage({ project }: { project: Project }) {
           </button>
         </div>
         <label htmlFor="expectation-steps">Steps in order (one per line)</label>
-        <textarea id="expectation-steps" {...field('steps')} rows={6} />
+        <textarea id="expectation-steps" ref={stepsField} {...field('steps')} rows={6} />
         <label htmlFor="expectation-optional">Optional steps (one per line)</label>
         <textarea id="expectation-optional" {...field('optional')} rows={2} />
         <label htmlFor="expectation-final-step">Final step</label>
-        <input id="expectation-final-step" {...field('finalStep')} required />
+        <input id="expectation-final-step" {...field('finalStep')} aria-invalid={invalid(error, LABELS, problems, 'finalStep')} required />
         <label htmlFor="expectation-max-gap">Longest gap between steps (seconds)</label>
-        <input id="expectation-max-gap" {...field('maxGapSeconds')} inputMode="numeric" />
+        <input id="expectation-max-gap" {...field('maxGapSeconds')} aria-invalid={invalid(error, LABELS, problems, 'maxGapSeconds')} inputMode="numeric" />
         <label htmlFor="expectation-deadline">Deadline for the whole journey (seconds)</label>
-        <input id="expectation-deadline" {...field('deadlineSeconds')} inputMode="numeric" />
+        <input id="expectation-deadline" {...field('deadlineSeconds')} aria-invalid={invalid(error, LABELS, problems, 'deadlineSeconds')} inputMode="numeric" />
         <div>
           <button type="submit">Save</button>
         </div>
+        <FormProblems error={error} labels={LABELS} problems={problems} />
+        <PreviewLine preview={preview} entityType={draft.entityType.trim()} />
         {status ? (
           <p role="status" className="notice">
             {status}
           </p>
         ) : null}
-      </form>
+      </form> : null}
     </>
   );
 }

@@ -8,7 +8,6 @@ import { Timeline } from '../components/timeline.tsx';
 import { VIRTUAL_FROM_ROWS } from '../components/virtual-timeline.tsx';
 import { Waterfall } from '../components/waterfall.tsx';
 import { entityIdText, formatPreciseTime, journeyTitle } from '../lib/format.ts';
-import { TimeZoneToggle } from '../components/time-zone-toggle.tsx';
 import { DownloadJourney } from '../components/download-journey.tsx';
 import { useTimeZone } from '../lib/time-zone.ts';
 import { displayOrder, groupRetries, timelineEntries } from '../lib/timeline.ts';
@@ -166,7 +165,6 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
         </h1>
         <StatusBadge status={journey.status} />
         <div className="actions">
-          <TimeZoneToggle />
           <button type="button" className={live ? 'toggle on' : 'toggle'} aria-pressed={live} onClick={() => setLive(!live)}>
             Live
           </button>

@@ -7,7 +7,8 @@ import { JourneyTable } from '../components/journey-table.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 import { SORTS, sortFromParam, sortJourneys } from '../lib/journey-sort.ts';
-import { navigate, withParams } from '../router.tsx';
+import { Link, navigate, withParams } from '../router.tsx';
+import { useAllowed } from '../roles.tsx';
 import { activityStart } from '../lib/activity-zoom.ts';
 import { activitySummary, apiParams, filtersFromParams, filtersSummary, hasNarrowingFilter, localInputValue, type ListFilters } from './journeys-filters.ts';
 import { Fold } from '../components/fold.tsx';
@@ -241,8 +242,8 @@ function EmptyList({ project, filters, everSent }: { project: Project; filters: 
   if (project.environments.length === 0) {
     return (
       <EmptyState title="No API key yet">
-        <p>Services send events with an API key. Create one for an environment of <UserText text={project.name} />:</p>
-        <Command>{`npx jtrace key:create ${project.slug} production "my service"`}</Command>
+        <p>Services send events with an API key of an environment of <UserText text={project.name} />.</p>
+        <KeyHelp project={project} />
         <p>The key is printed once. Then send a first event (next step appears here).</p>
       </EmptyState>
     );
@@ -271,5 +272,22 @@ function EmptyList({ project, filters, everSent }: { project: Project; filters: 
       <p>Or load realistic demo data into a project named demo:</p>
       <Command>npx jtrace demo</Command>
     </EmptyState>
+  );
+}
+
+/** Where a key is made: Settings for those who may, the CLI line as the other way. */
+function KeyHelp({ project }: { project: Project }) {
+  const canMake = useAllowed(project.id, 'apiKeys.manage');
+  return (
+    <>
+      {canMake ? (
+        <p>
+          <Link to={`/settings/projects/${project.id}/api-keys`}>Create an API key in Settings</Link>, or from a shell on the server:
+        </p>
+      ) : (
+        <p>An admin of this project creates one in Settings, or from a shell on the server:</p>
+      )}
+      <Command>{`npx jtrace key:create ${project.slug} production "my service"`}</Command>
+    </>
   );
 }

@@ -2,6 +2,9 @@
 import { useEffect } from 'react';
 import { Link } from '../router.tsx';
 
+/** The one wording of an unknown project, wherever its address leads. */
+export const PROJECT_NOT_FOUND = 'This project does not exist, or you hold no role in it. Choose another one.';
+
 export function NotFound({ title, reason, projectId }: { title: string; reason: string; projectId?: string }) {
   useEffect(() => {
     document.title = `${title} · jtrace`;

@@ -15,7 +15,9 @@ export function ProjectsPage({ projects }: { projects: Project[] }) {
         <EmptyState title="No project yet">
           <p>See jtrace at work on realistic data: the demo creates a project with a few dozen journeys.</p>
           <Command>npx jtrace demo</Command>
-          <p>Or create your own project and an API key for a service to send events with:</p>
+          <p>
+            Or create your own project in <Link to="/settings/projects">Settings</Link>, then an API key for a service to send events with; from a shell on the server:
+          </p>
           <Command>{'npx jtrace project:create shop "Shop"\nnpx jtrace key:create shop production "checkout service"'}</Command>
           <p>Then reload this page.</p>
         </EmptyState>

@@ -14,7 +14,8 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
   }, []);
   useEffect(() => {
     document.title = 'Sign in · jtrace';
-    input.current?.focus();
+    // People sign in with their e-mail day to day; the admin token is the break-glass way.
+    document.getElementById('email')?.focus();
   }, []);
 
   const submit = async (event: FormEvent) => {
@@ -45,6 +46,11 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <main className="centered sign-in">
       <h1>Sign in to jtrace</h1>
+      {loc.params.get('password') === 'set' ? (
+        <p role="status" className="notice">
+          Your password is set. Sign in with your e-mail and the new password.
+        </p>
+      ) : null}
       {loc.params.get('sso') === 'refused' ? (
         <p className="error-message" role="alert">
           Single sign-on did not sign you in: your account may be disabled, your e-mail unverified, or not invited.

@@ -24,7 +24,7 @@ export function DestinationsPage({ project }: { project: Project }) {
 
   return (
     <>
-      <h1>Replay destinations</h1>
+      <h2>Replay destinations</h2>
       <p className="muted">
         A replay sends an event's recorded input to one of these. Header values are stored encrypted and never shown again: a header reads as set, and an edit
         replaces or removes it without reading it.

@@ -5,6 +5,8 @@
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { request, type EnvironmentChangeRequest, type EnvironmentDetail, type EnvironmentSettings, type NewEnvironmentRequest, type Project } from '../../api.ts';
 import { ErrorMessage, Loading } from '../../components/common.tsx';
+import { FormProblems, invalid } from '../../components/form-problems.tsx';
+import { SETTINGS_LABELS, settingsProblems } from './environment-problems.ts';
 import { UserText } from '../../components/user-text.tsx';
 import { Link, navigate } from '../../router.tsx';
 import { CapturePreviewPanel, type DraftSettings } from './capture-preview-panel.tsx';
@@ -74,6 +76,7 @@ export function EnvironmentsPage({ project, rest, reloadProjects }: { project: P
 function AddEnvironment({ project, onCreated }: { project: Project; onCreated: (name: string) => void }) {
   const [form, setForm] = useState<{ name: string; retentionDays: string }>({ name: '', retentionDays: '' });
   const { busy, error, run } = useAction();
+  const unusual = unusualName(form.name);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
@@ -87,7 +90,13 @@ function AddEnvironment({ project, onCreated }: { project: Project; onCreated: (
     <form className="card settings-form add-environment" onSubmit={submit} aria-label="Add an environment">
       <h3>Add an environment</h3>
       <label htmlFor="new-env-name">Name, as events will carry it</label>
-      <input id="new-env-name" required maxLength={64} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+      <input id="new-env-name" required maxLength={64} value={form.name} aria-describedby={unusual ? 'new-env-name-note' : undefined} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+      {/* Any 1 to 64 characters are a valid name (event protocol): said, not refused. */}
+      {unusual ? (
+        <p id="new-env-name-note" className="muted name-note">
+          {unusual}
+        </p>
+      ) : null}
       <label htmlFor="new-env-retention">Retention (days, empty for the server's default)</label>
       <input id="new-env-retention" type="number" min={1} max={36500} step={1} value={form.retentionDays} onChange={(e) => setForm({ ...form, retentionDays: e.target.value })} />
       <div>
@@ -95,9 +104,17 @@ function AddEnvironment({ project, onCreated }: { project: Project; onCreated: (
           Add environment
         </button>
       </div>
-      <ErrorMessage error={error} />
+      <FormProblems error={error} labels={{ name: 'Name', retentionDays: 'Retention (days)' }} />
     </form>
   );
+}
+
+/** What a service would find unusual in an environment name, or null: spaces, or characters beyond letters, digits, ., _ and -. */
+export function unusualName(name: string): string | null {
+  if (name === '') return null;
+  if (/\s/.test(name)) return 'This name has spaces: services must send it exactly so, spaces included. Names such as "production" or "eu-staging" are the usual kind.';
+  const odd = [...new Set([...name].filter((c) => !/[A-Za-z0-9._-]/.test(c)))];
+  return odd.length === 0 ? null : `This name has characters services rarely use (${odd.join(' ')}): they must send it exactly so. Names such as "production" or "eu-staging" are the usual kind.`;
 }
 
 function safeDecode(text: string): string {
@@ -155,9 +172,12 @@ function EnvironmentEditor({ project, name }: { project: Project; name: string }
 
   const change = changeOf(saved, draft);
   const unchanged = Object.keys(change).length === 0;
+  // Said at once, by field and line, and sent nowhere: neither the preview nor the save.
+  const problems = settingsProblems({ retentionDays: draft.retentionDays, redaction: settings.redactionPaths, allowlist: settings.captureAllowlist });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setStatus(null);
+    if (problems.length > 0) return;
     void run(async () => {
       const detail = await request<EnvironmentDetail>(url, { method: 'PATCH', body: change });
       setSaved(detail);
@@ -191,7 +211,7 @@ function EnvironmentEditor({ project, name }: { project: Project; name: string }
         <label htmlFor={id('retention')}>Retention (days)</label>
         <input id={id('retention')} type="number" required min={1} max={36500} step={1} value={draft.retentionDays} onChange={(e) => setDraft({ ...draft, retentionDays: e.target.value })} />
         <label htmlFor={id('redaction')}>Redaction rules, one per line</label>
-        <textarea id={id('redaction')} rows={4} spellCheck={false} aria-describedby={id('redaction-hint')} value={draft.redaction} onChange={(e) => setDraft({ ...draft, redaction: e.target.value })} />
+        <textarea id={id('redaction')} rows={4} spellCheck={false} aria-describedby={id('redaction-hint')} aria-invalid={invalid(error, SETTINGS_LABELS, problems, 'redactionPaths')} value={draft.redaction} onChange={(e) => setDraft({ ...draft, redaction: e.target.value })} />
         <p id={id('redaction-hint')} className="muted">
           For example <code>customer.ssn</code>, <code>*.password</code>, <code>items[*].card</code> or <code>**.token</code>. Built-in secret names are always redacted.
         </p>
@@ -208,14 +228,14 @@ function EnvironmentEditor({ project, name }: { project: Project; name: string }
             Discard changes
           </button>
         </div>
-        <ErrorMessage error={error} />
+        <FormProblems error={error} labels={SETTINGS_LABELS} problems={problems} />
         {status ? (
           <p role="status" className="notice">
             {status}
           </p>
         ) : null}
       </form>
-      <CapturePreviewPanel url={url} environment={name} settings={settings} recentEvents={saved.recentEvents} />
+      <CapturePreviewPanel url={url} environment={name} settings={settings} recentEvents={saved.recentEvents} blocked={problems.length > 0} />
       <SettingsHistory rows={saved.history} title={`History of ${name}`} />
     </div>
   );
