@@ -203,5 +203,11 @@ CREATE TRIGGER journey_findings_problems_update AFTER UPDATE ON journey_findings
 CREATE TRIGGER journey_findings_problems_delete AFTER DELETE ON journey_findings
   REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION problems_after_delete();
 
+-- A status change is a project action with its actor, as a deletion is.
+ALTER TABLE audit_log DROP CONSTRAINT audit_log_action_check;
+ALTER TABLE audit_log ADD CONSTRAINT audit_log_action_check CHECK (action IN ('journey.deleted', 'erasure.completed',
+  'range.deleted', 'replay_destination.created', 'replay_destination.deleted', 'api_key.created', 'api_key.revoked',
+  'member.granted', 'member.revoked', 'problem.status_changed'));
+
 -- The findings stored so far make their problems, every one open.
 SELECT problems_apply('{}', ARRAY(SELECT f FROM journey_findings f));
