@@ -89,6 +89,11 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'PUT /v1/projects/:projectId/expectations/:entityType': admin,
   'DELETE /v1/projects/:projectId/expectations/:entityType': admin,
   'GET /v1/projects/:projectId/expectations/:entityType/suggestion': admin,
+  'GET /v1/projects/:projectId/problems': viewer,
+  'GET /v1/projects/:projectId/problems/:problemId': viewer,
+  'GET /v1/projects/:projectId/problems/:problemId/journeys': viewer,
+  // Triage is the operators' work, as replays and deletions are.
+  'PATCH /v1/projects/:projectId/problems/:problemId': operator,
   'GET /v1/projects/:projectId/alert-rules': admin,
   'POST /v1/projects/:projectId/alert-rules': admin,
   'PATCH /v1/projects/:projectId/alert-rules/:ruleId': admin,

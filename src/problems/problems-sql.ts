@@ -33,6 +33,8 @@ export interface ProblemRow {
   journeys: number;
   first_seen: Date | null;
   last_seen: Date | null;
+  /** The environment's retention: the daily series spans it. */
+  retention_days: number;
   /** The sort's key of the row, as text (the cursor's). */
   sort_key: string;
 }
@@ -44,13 +46,14 @@ export const effectiveStatus = (now: string) => `CASE WHEN p.status = 'ignored' 
 /** Each sort's key, descending; a problem left without journeys has no seen time and sorts last. */
 const SORT_KEYS: Record<ProblemSort, { sql: string; type: string }> = {
   journeys: { sql: 'p.journeys', type: 'int4' },
-  lastSeen: { sql: "COALESCE(p.last_seen, '-infinity')", type: 'timestamptz' },
-  firstSeen: { sql: "COALESCE(p.first_seen, '-infinity')", type: 'timestamptz' },
+  // Epoch microseconds: a cursor holds digits, never a date text the database might refuse.
+  lastSeen: { sql: 'COALESCE((extract(epoch FROM p.last_seen) * 1000000)::int8, -1)', type: 'int8' },
+  firstSeen: { sql: 'COALESCE((extract(epoch FROM p.first_seen) * 1000000)::int8, -1)', type: 'int8' },
 };
 
 const COLUMNS = `p.id, e.name AS environment, p.kind, p.path, p.step_service, p.step_name, p.from_service, p.from_name, p.in_transit,
   p.status_changed_at, p.resolved_at, p.resolved_next_release, p.ignored_until, p.ignored_more_journeys, p.journeys_since_status,
-  p.regressed_at, p.regressed_release, p.journeys, p.first_seen, p.last_seen`;
+  p.regressed_at, p.regressed_release, p.journeys, p.first_seen, p.last_seen, e.retention_days`;
 
 export interface ProblemFilters {
   statuses: readonly ProblemStatus[];

@@ -16,8 +16,12 @@
 CREATE FUNCTION problem_id_of(project uuid, environment uuid, kind text, path text, step_service text, step_name text,
                               from_service text, from_name text, in_transit boolean) RETURNS uuid
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN md5(concat_ws(' ', project, environment, quote_literal(kind), quote_nullable(path), quote_nullable(step_service),
-                       quote_nullable(step_name), quote_nullable(from_service), quote_nullable(from_name), in_transit))::uuid;
+  AS $$
+  -- A name-based UUID (version 3: MD5), its version and variant bits set as RFC 9562 says.
+  SELECT overlay(overlay(h PLACING '3' FROM 13 FOR 1) PLACING substr('89ab', (('x' || substr(h, 17, 1))::bit(4)::int & 3) + 1, 1) FROM 17 FOR 1)::uuid
+    FROM md5(concat_ws(' ', project, environment, quote_literal(kind), quote_nullable(path), quote_nullable(step_service),
+                       quote_nullable(step_name), quote_nullable(from_service), quote_nullable(from_name), in_transit)) AS h
+$$;
 
 CREATE TABLE problems (
   project_id            uuid        NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
