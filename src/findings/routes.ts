@@ -18,6 +18,7 @@ import { deleteExpectation, listExpectations, parseExpectation, saveExpectation,
 import { MAX_EXPECTATION_NAME, MAX_SUGGESTION_JOURNEYS } from './limits.ts';
 import { selectLagSeconds } from './pending-sql.ts';
 import { selectFindingsSummary } from './summary-sql.ts';
+import { selectSilencedProblemIds } from '../problems/silenced.ts';
 
 const DAY_MS = 86_400_000;
 /** Completed journeys a suggestion reads when `journeys` is not given. */
@@ -61,7 +62,8 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
         if (found === null) return { data: { ...window, ...empty } };
         environmentId = found.id;
       }
-      const summary = await selectFindingsSummary(db, { projectId: credential.projectId, environmentId, since: new Date(sinceMs), until: new Date(untilMs) });
+      const silenced = await selectSilencedProblemIds(db, credential.projectId, new Date(deps.auth.now()));
+      const summary = await selectFindingsSummary(db, { projectId: credential.projectId, environmentId, since: new Date(sinceMs), until: new Date(untilMs) }, silenced);
       return { data: { ...window, ...summary } };
     },
   });

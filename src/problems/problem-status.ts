@@ -39,7 +39,7 @@ export async function setProblemStatus(pool: Pool, projectId: string, problemId:
     const updated = await client.query(
       `UPDATE problems SET status = $3, status_changed_at = $4, journeys_since_status = 0,
               resolved_at = CASE WHEN $5 THEN $4::timestamptz END, resolved_next_release = $6,
-              ignored_until = $7, ignored_more_journeys = $8, regressed_at = NULL, regressed_release = NULL
+              ignored_until = $7, ignored_more_journeys = $8, regressed_at = NULL, regressed_release = NULL, regressed_journey = NULL
         WHERE project_id = $1 AND id = $2`,
       [projectId, problemId, change.status, now, resolved, nextRelease, ignored?.until ?? null, ignored?.moreJourneys ?? null],
     );

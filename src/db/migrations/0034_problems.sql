@@ -45,8 +45,8 @@ CREATE TABLE problems (
   journeys_since_status integer     NOT NULL DEFAULT 0,
   regressed_at          timestamptz,
   regressed_release     text,
-  -- A value of problem_regression_seq at each regression: the regression alert rules' cursor.
-  regression_seq        bigint,
+  -- The journey that brought it back (the regression alert names it).
+  regressed_journey     text,
   journeys              integer     NOT NULL DEFAULT 0 CHECK (journeys >= 0),
   first_seen            timestamptz,
   last_seen             timestamptz,
@@ -57,8 +57,8 @@ CREATE TABLE problems (
 );
 CREATE INDEX problems_by_journeys ON problems (project_id, journeys DESC, id);
 CREATE INDEX problems_by_last_seen ON problems (project_id, last_seen DESC NULLS LAST, id);
-CREATE INDEX problems_regressions ON problems (project_id, regression_seq) WHERE regression_seq IS NOT NULL;
-CREATE SEQUENCE problem_regression_seq;
+-- Regression alert rules count the problems that came back in a window.
+CREATE INDEX problems_regressions ON problems (project_id, regressed_at) WHERE regressed_at IS NOT NULL;
 
 -- One row per problem and journey that has it: counts, series and releases read these.
 CREATE TABLE problem_journeys (
@@ -159,12 +159,14 @@ BEGIN
   ), back AS (
     -- A resolved problem comes back only with a journey that received an event after the
     -- resolution (not one analysed late), and, resolved in the next release, from a newer release.
-    SELECT DISTINCT ON (i.project_id, i.problem_id) i.project_id, i.problem_id, i.release
+    -- It came back when that journey's latest event was received (the server's clock, as the resolution's).
+    SELECT DISTINCT ON (i.project_id, i.problem_id) i.project_id, i.problem_id, i.release, i.journey_id, latest.at
       FROM ins i JOIN problems p ON p.project_id = i.project_id AND p.id = i.problem_id AND p.status = 'resolved'
-     WHERE EXISTS (SELECT 1 FROM event_ids e WHERE e.project_id = i.project_id AND e.journey_id = i.journey_id AND e.received_at > p.resolved_at)
+      CROSS JOIN LATERAL (SELECT max(e.received_at) AS at FROM event_ids e WHERE e.project_id = i.project_id AND e.journey_id = i.journey_id) latest
+     WHERE latest.at > p.resolved_at
        AND (NOT p.resolved_next_release OR EXISTS (
              SELECT 1 FROM project_releases r WHERE r.project_id = i.project_id AND r.release = i.release AND r.first_seen_at > p.resolved_at))
-     ORDER BY i.project_id, i.problem_id, i.release NULLS LAST
+     ORDER BY i.project_id, i.problem_id, latest.at, i.journey_id
   )
   UPDATE problems p
      SET journeys = p.journeys + t.added - t.removed,
@@ -172,11 +174,11 @@ BEGIN
          first_seen = (SELECT min(m.seen_at) FROM problem_journeys m WHERE m.project_id = p.project_id AND m.problem_id = p.id),
          last_seen = (SELECT max(m.seen_at) FROM problem_journeys m WHERE m.project_id = p.project_id AND m.problem_id = p.id),
          status = CASE WHEN back.problem_id IS NULL THEN p.status ELSE 'regressed' END,
-         status_changed_at = CASE WHEN back.problem_id IS NULL THEN p.status_changed_at ELSE now() END,
+         status_changed_at = CASE WHEN back.problem_id IS NULL THEN p.status_changed_at ELSE back.at END,
          resolved_at = CASE WHEN back.problem_id IS NULL THEN p.resolved_at END,
-         regressed_at = CASE WHEN back.problem_id IS NULL THEN p.regressed_at ELSE now() END,
+         regressed_at = CASE WHEN back.problem_id IS NULL THEN p.regressed_at ELSE back.at END,
          regressed_release = CASE WHEN back.problem_id IS NULL THEN p.regressed_release ELSE back.release END,
-         regression_seq = CASE WHEN back.problem_id IS NULL THEN p.regression_seq ELSE nextval('problem_regression_seq') END
+         regressed_journey = CASE WHEN back.problem_id IS NULL THEN p.regressed_journey ELSE back.journey_id END
     FROM touched t LEFT JOIN back ON back.project_id = t.project_id AND back.problem_id = t.problem_id
    WHERE p.project_id = t.project_id AND p.id = t.problem_id;
 END
@@ -206,6 +208,11 @@ CREATE TRIGGER journey_findings_problems_update AFTER UPDATE ON journey_findings
   REFERENCING OLD TABLE AS gone NEW TABLE AS came FOR EACH STATEMENT EXECUTE FUNCTION problems_after_update();
 CREATE TRIGGER journey_findings_problems_delete AFTER DELETE ON journey_findings
   REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION problems_after_delete();
+
+-- An alert rule of kind regression fires when resolved problems come back (docs/alerts.md).
+ALTER TABLE alert_rules DROP CONSTRAINT alert_rules_kind_check;
+ALTER TABLE alert_rules ADD CONSTRAINT alert_rules_kind_check
+  CHECK (kind IN ('lost', 'changed', 'duplicated', 'failed', 'overdue', 'skipped_step', 'regression'));
 
 -- A status change is a project action with its actor, as a deletion is.
 ALTER TABLE audit_log DROP CONSTRAINT audit_log_action_check;
