@@ -43,13 +43,33 @@ export interface ProblemRow {
 export const effectiveStatus = (now: string) => `CASE WHEN p.status = 'ignored' AND ((p.ignored_until IS NOT NULL AND p.ignored_until <= ${now})
     OR (p.ignored_more_journeys IS NOT NULL AND p.journeys_since_status >= p.ignored_more_journeys)) THEN 'open' ELSE p.status END`;
 
-/** Each sort's key, descending; a problem left without journeys has no seen time and sorts last. */
-const SORT_KEYS: Record<ProblemSort, { sql: string; type: string }> = {
-  journeys: { sql: 'p.journeys', type: 'int4' },
-  // Epoch microseconds: a cursor holds digits, never a date text the database might refuse.
-  lastSeen: { sql: 'COALESCE((extract(epoch FROM p.last_seen) * 1000000)::int8, -1)', type: 'int8' },
-  firstSeen: { sql: 'COALESCE((extract(epoch FROM p.first_seen) * 1000000)::int8, -1)', type: 'int8' },
+/**
+ * Each sort, descending, then id descending: a backward walk of its index (migration 0034). A
+ * problem left without journeys has no seen time and sorts last (NULLS FIRST read backwards).
+ * The cursor holds the key as digits (epoch microseconds for times), never a date text the
+ * database might refuse; -1 stands for none.
+ */
+const SORTS: Record<ProblemSort, { order: string; key: string; after: (key: string, id: string) => string }> = {
+  journeys: { order: 'p.journeys DESC, p.id DESC', key: 'p.journeys::text', after: (key, id) => `(p.journeys, p.id) < (${key}::int4, ${id}::uuid)` },
+  lastSeen: timeSort('p.last_seen'),
+  firstSeen: timeSort('p.first_seen'),
 };
+
+function timeSort(column: string): (typeof SORTS)[ProblemSort] {
+  return {
+    order: `${column} DESC NULLS LAST, p.id DESC`,
+    key: `COALESCE((extract(epoch FROM ${column}) * 1000000)::int8, -1)::text`,
+    after: (key, id) => `(CASE WHEN ${key}::int8 = -1 THEN ${column} IS NULL AND p.id < ${id}::uuid
+      ELSE ${column} IS NULL OR (${column}, p.id) < (timestamptz 'epoch' + ${key}::int8 * interval '1 microsecond', ${id}::uuid) END)`,
+  };
+}
+
+/**
+ * The status condition: written so the planner can keep to the sort's index (the effective status
+ * only differs from the stored one for an ignore that ended).
+ */
+const statusCondition = (now: string, statuses: string) =>
+  `((p.status <> 'ignored' AND p.status = ANY (${statuses})) OR (p.status = 'ignored' AND ${effectiveStatus(now)} = ANY (${statuses})))`;
 
 const COLUMNS = `p.id, e.name AS environment, p.kind, p.path, p.step_service, p.step_name, p.from_service, p.from_name, p.in_transit,
   p.status_changed_at, p.resolved_at, p.resolved_next_release, p.ignored_until, p.ignored_more_journeys, p.journeys_since_status,
@@ -74,9 +94,9 @@ export interface ProblemPage {
 
 /** One page of the project's problems, in the sort's order (descending, then id descending). */
 export async function selectProblems(db: Queryable, projectId: string, filters: ProblemFilters, page: ProblemPage, now: Date): Promise<ProblemRow[]> {
-  const sort = SORT_KEYS[page.sort];
+  const sort = SORTS[page.sort];
   const values: unknown[] = [projectId, now, filters.statuses];
-  const where = [`p.project_id = $1`, `${effectiveStatus('$2')} = ANY ($3::text[])`];
+  const where = [`p.project_id = $1`, statusCondition('$2', '$3::text[]')];
   const add = (value: unknown, condition: (at: string) => string) => {
     values.push(value);
     where.push(condition(`$${values.length}`));
@@ -91,14 +111,14 @@ export async function selectProblems(db: Queryable, projectId: string, filters: 
   }
   if (page.after !== null) {
     values.push(page.after.key, page.after.id);
-    where.push(`(${sort.sql}, p.id) < ($${values.length - 1}::${sort.type}, $${values.length}::uuid)`);
+    where.push(sort.after(`$${values.length - 1}`, `$${values.length}`));
   }
   values.push(page.limit);
   const result = await db.query<ProblemRow>(
-    `SELECT ${COLUMNS}, ${effectiveStatus('$2')} AS status, (${sort.sql})::text AS sort_key
+    `SELECT ${COLUMNS}, ${effectiveStatus('$2')} AS status, ${sort.key} AS sort_key
        FROM problems p JOIN environments e ON e.project_id = p.project_id AND e.id = p.environment_id
       WHERE ${where.join(' AND ')}
-      ORDER BY ${sort.sql} DESC, p.id DESC
+      ORDER BY ${sort.order}
       LIMIT $${values.length}`,
     values,
   );

@@ -55,8 +55,10 @@ CREATE TABLE problems (
   CHECK ((status = 'resolved') = (resolved_at IS NOT NULL)),
   CHECK ((status = 'regressed') = (regressed_at IS NOT NULL))
 );
-CREATE INDEX problems_by_journeys ON problems (project_id, journeys DESC, id);
-CREATE INDEX problems_by_last_seen ON problems (project_id, last_seen DESC NULLS LAST, id);
+-- The list's sorts, read backwards: a page walks the index and stops (docs/benchmarks.md, Problems).
+CREATE INDEX problems_by_journeys ON problems (project_id, journeys, id);
+CREATE INDEX problems_by_last_seen ON problems (project_id, last_seen NULLS FIRST, id);
+CREATE INDEX problems_by_first_seen ON problems (project_id, first_seen NULLS FIRST, id);
 -- Regression alert rules count the problems that came back in a window.
 CREATE INDEX problems_regressions ON problems (project_id, regressed_at) WHERE regressed_at IS NOT NULL;
 
