@@ -16,8 +16,7 @@
 CREATE FUNCTION problem_id_of(project uuid, environment uuid, kind text, path text, step_service text, step_name text,
                               from_service text, from_name text, in_transit boolean) RETURNS uuid
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  -- A name-based UUID (version 3: MD5) with the variant bits 10 set (RFC 9562). One expression,
-  -- each parameter used once, so PostgreSQL inlines it into the statements that call it.
+  -- A name-based UUID (version 3: MD5) with the variant bits 10 set (RFC 9562), in one expression.
   RETURN overlay(overlay(md5(concat_ws(' ', project, environment, quote_literal(kind), quote_nullable(path), quote_nullable(step_service),
                        quote_nullable(step_name), quote_nullable(from_service), quote_nullable(from_name), in_transit))
                  PLACING '3' FROM 13 FOR 1) PLACING '8' FROM 17 FOR 1)::uuid;
