@@ -41,6 +41,7 @@ import { registerAuditTrailRoutes } from './audit-trail/routes.ts';
 import { registerSettingsRoutes } from './project-settings/settings-routes.ts';
 import { registerInstanceRoutes } from './instance/routes.ts';
 import { registerFindingsRoutes } from './findings/routes.ts';
+import { registerProblemRoutes } from './problems/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
 import { createKeyFreshness } from './rotation/key-mismatch.ts';
@@ -246,6 +247,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerDeletionRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
     registerFindingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, metrics: deps.metrics, staleReads });
+    registerProblemRoutes(scope, { auth: scopeAuth, pool: deps.pool });
     registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [], version: deps.build.version });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerInvitationRoutes(scope, { auth: scopeAuth, pool: deps.pool });

@@ -61,6 +61,8 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   findings: ['expectations.ts', 'analyzer.ts'],
   // Alert rules and their delivery log for the CLI.
   alerts: ['rules.ts'],
+  // Problems: what the summary and the alert rules leave out; the routes, statuses and list for the CLI.
+  problems: ['silenced.ts', 'regressions.ts', 'routes.ts', 'problem-status.ts', 'problems-sql.ts', 'problem-view.ts', 'list-query.ts'],
   // The demo data set the CLI's demo command sends.
   web: ['demo-journeys.ts'],
   // The worker's loose search token backfill.

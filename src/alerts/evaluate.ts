@@ -8,6 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
+import { selectSilencedProblemIds } from '../problems/silenced.ts';
 import { ALERT_CATCH_UP_MS, ALERT_WINDOW_SETTLE_MS, MAX_ALERT_JOURNEYS } from './limits.ts';
 import type { Notification } from './notification.ts';
 import { enqueue, selectQueued } from './outbox-sql.ts';
@@ -36,7 +37,9 @@ async function plan(db: Queryable, rule: AlertRuleRecord, progress: RuleProgress
   // window to look at, from the rule's latest state; older than the catch-up span is not walked.
   const ahead = cursor > current;
   const from = ahead ? current : Math.max(cursor, current - Math.floor(ALERT_CATCH_UP_MS / size) * size);
-  const counts = await countWindows(db, rule, { from: new Date(from - size), to: new Date(current + size), sizeMs: size }, MAX_ALERT_JOURNEYS);
+  // Expected and ignored problems are alerted on by no rule.
+  const silenced = await selectSilencedProblemIds(db, rule.project_id, at);
+  const counts = await countWindows(db, rule, { from: new Date(from - size), to: new Date(current + size), sizeMs: size }, MAX_ALERT_JOURNEYS, silenced);
   const walk = walkWindows({
     from,
     current,

@@ -7,7 +7,7 @@ export interface Notification {
   rule: { id: string; projectId: string; name: string; kind: string; path: string | null; entityType: string | null; environment: string | null; threshold: { count: number; windowMinutes: number } };
   windowStart: string;
   windowEnd: string;
-  /** Findings of the rule first found in the window up to `countedAt`. */
+  /** Findings of the rule first found in the window up to `countedAt`; for a regression rule, problems that came back. */
   count: number;
   /** When the count was taken: a pending notification is counted again at every pass. */
   countedAt: string;
@@ -27,7 +27,7 @@ export function notificationBody(channel: 'webhook' | 'slack', n: Notification, 
   const what = `${n.rule.kind}${n.rule.path === null ? '' : ` ${n.rule.path}`}`;
   const text =
     n.notification === 'firing'
-      ? `jtrace: ${n.count} ${what} finding${n.count === 1 ? '' : 's'} (rule "${n.rule.name}", ${n.windowStart} to ${n.windowEnd}` +
+      ? `jtrace: ${n.count} ${n.rule.kind === 'regression' ? `problem${n.count === 1 ? '' : 's'} came back${n.rule.path === null ? '' : ` (${n.rule.path})`}` : `${what} finding${n.count === 1 ? '' : 's'}`} (rule "${n.rule.name}", ${n.windowStart} to ${n.windowEnd}` +
         `${n.windowComplete === false ? `, so far: counted at ${n.countedAt}` : ''})` +
         (journeys.length === 0 ? '' : `\n${journeys.map((j) => `• ${j.journeyId} ${j.link}`).join('\n')}`)
       : `jtrace: resolved — rule "${n.rule.name}" (${what}) is below its threshold since ${n.windowStart}`;

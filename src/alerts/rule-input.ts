@@ -5,11 +5,12 @@
 import { z } from 'zod';
 import { storableText } from '../http/body-fields.ts';
 
-const FINDING_KINDS = ['lost', 'changed', 'duplicated', 'failed', 'overdue', 'skipped_step'] as const;
+/** A finding kind, or `regression`: a resolved problem that came back (docs/problems.md). */
+const RULE_KINDS = ['lost', 'changed', 'duplicated', 'failed', 'overdue', 'skipped_step', 'regression'] as const;
 
 export const alertRuleInputSchema = z.strictObject({
   name: storableText().min(1).max(200),
-  kind: z.enum(FINDING_KINDS),
+  kind: z.enum(RULE_KINDS),
   path: storableText().min(1).max(1024).nullable().default(null),
   entityType: storableText().min(1).max(128).nullable().default(null),
   environment: storableText().min(1).max(64).nullable().default(null),

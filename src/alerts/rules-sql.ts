@@ -1,6 +1,8 @@
 // SQL of alert rules and their evaluation against stored findings (migration 0008).
 
 import type { Queryable } from '../db/pool.ts';
+import { countRegressionWindows } from '../problems/regressions.ts';
+import { findingProblemIdSql } from '../problems/silenced.ts';
 
 export interface AlertRuleRecord {
   project_id: string;
@@ -107,16 +109,21 @@ export async function countWindows(
   rule: Pick<AlertRuleRecord, 'project_id' | 'kind' | 'path' | 'entity_type' | 'environment_id'>,
   range: { from: Date; to: Date; sizeMs: number },
   maxJourneys: number,
+  /** Findings of these problems are not counted (expected and ignored problems, src/problems/silenced.ts). */
+  silenced: readonly string[] = [],
 ): Promise<Map<number, { count: number; journeys: string[] }>> {
+  // A regression rule counts problems that came back, not findings.
+  if (rule.kind === 'regression') return countRegressionWindows(db, rule, range, maxJourneys);
   const result = await db.query<{ slot: string; count: number; journeys: string[] | null }>(
     `SELECT floor((extract(epoch FROM u.first_found_at) - extract(epoch FROM $3::timestamptz)) * 1000 / $9)::bigint AS slot,
             count(*)::int AS count, (array_agg(DISTINCT f.journey_id))[1:$8] AS journeys
-       FROM journey_findings f, unnest(f.kind, f.path, f.first_found_at) AS u(kind, path, first_found_at)
+       FROM journey_findings f, unnest(f.kind, f.path, f.first_found_at, f.step_at, f.from_at, f.in_transit) AS u(kind, path, first_found_at, step_at, from_at, in_transit)
       WHERE f.project_id = $1 AND f.last_found_at >= $3 AND $2 = ANY (f.kind)
         AND u.kind = $2 AND u.first_found_at >= $3 AND u.first_found_at < $4
         AND ($5::text IS NULL OR u.path = $5) AND ($6::text IS NULL OR f.entity_type = $6) AND ($7::uuid IS NULL OR f.environment_id = $7)
+        ${silenced.length === 0 ? '' : `AND ${findingProblemIdSql('f', 'u')} <> ALL ($10::uuid[])`}
       GROUP BY slot`,
-    [rule.project_id, rule.kind, range.from, range.to, rule.path, rule.entity_type, rule.environment_id, maxJourneys, range.sizeMs],
+    [rule.project_id, rule.kind, range.from, range.to, rule.path, rule.entity_type, rule.environment_id, maxJourneys, range.sizeMs, ...(silenced.length === 0 ? [] : [silenced])],
   );
   const from = range.from.getTime();
   return new Map(result.rows.map((row) => [from + Number(row.slot) * range.sizeMs, { count: row.count, journeys: row.journeys ?? [] }]));
@@ -129,7 +136,8 @@ export async function countMatches(
   from: Date,
   to: Date,
   maxJourneys: number,
+  silenced: readonly string[] = [],
 ): Promise<{ count: number; journeys: string[] }> {
-  const windows = await countWindows(db, rule, { from, to, sizeMs: to.getTime() - from.getTime() }, maxJourneys);
+  const windows = await countWindows(db, rule, { from, to, sizeMs: to.getTime() - from.getTime() }, maxJourneys, silenced);
   return windows.get(from.getTime()) ?? { count: 0, journeys: [] };
 }

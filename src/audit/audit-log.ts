@@ -9,7 +9,8 @@ export type AuditAction =
   | 'api_key.created'
   | 'api_key.revoked'
   | 'member.granted'
-  | 'member.revoked';
+  | 'member.revoked'
+  | 'problem.status_changed';
 
 /** Actions on accounts: they belong to no project and have their own trail. */
 export type AccountAuditAction =

@@ -90,6 +90,11 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'DELETE /v1/projects/:projectId/expectations/:entityType': admin,
   'GET /v1/projects/:projectId/expectations/:entityType/suggestion': admin,
   'POST /v1/projects/:projectId/expectations/:entityType/preview': admin,
+  'GET /v1/projects/:projectId/problems': viewer,
+  'GET /v1/projects/:projectId/problems/:problemId': viewer,
+  'GET /v1/projects/:projectId/problems/:problemId/journeys': viewer,
+  // Triage is the operators' work, as replays and deletions are.
+  'PATCH /v1/projects/:projectId/problems/:problemId': operator,
   'GET /v1/projects/:projectId/alert-rules': admin,
   'POST /v1/projects/:projectId/alert-rules': admin,
   'PATCH /v1/projects/:projectId/alert-rules/:ruleId': admin,

@@ -2,6 +2,7 @@ import { ConfigError } from '../config/config.ts';
 import { UsageError, parseArgs } from './args.ts';
 import type { Command } from './command.ts';
 import { alertList, alertMute } from './commands/alerts.ts';
+import { problemList, problemSetStatus, problemsCommand } from './commands/problems.ts';
 import { deleteIdentifierCommand, deleteJourneyCommand, deleteRangeCommand } from './commands/deletion.ts';
 import { deleteDestinationCommand, destinationDisable, destinationEnable } from './commands/destinations.ts';
 import { environmentSet, environmentShow } from './commands/environments.ts';
@@ -36,6 +37,9 @@ export const COMMANDS: Command[] = [
   expectationSuggest,
   alertList,
   alertMute,
+  problemList,
+  problemsCommand,
+  problemSetStatus,
   migrateCommand,
   migrateUnlock,
   deleteJourneyCommand,

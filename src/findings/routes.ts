@@ -20,6 +20,7 @@ import { MAX_EXPECTATION_NAME, MAX_SUGGESTION_JOURNEYS } from './limits.ts';
 import { selectLagSeconds } from './pending-sql.ts';
 import { previewExpectation } from './preview.ts';
 import { selectFindingsSummary } from './summary-sql.ts';
+import { selectSilencedProblemIds } from '../problems/silenced.ts';
 
 const DAY_MS = 86_400_000;
 /** Completed journeys a suggestion reads when `journeys` is not given. */
@@ -65,7 +66,8 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
         if (found === null) return { data: { ...window, ...empty } };
         environmentId = found.id;
       }
-      const summary = await selectFindingsSummary(summaryDb, { projectId: credential.projectId, environmentId, since: new Date(sinceMs), until: new Date(untilMs) });
+      const silenced = await selectSilencedProblemIds(db, credential.projectId, new Date(deps.auth.now()));
+      const summary = await selectFindingsSummary(summaryDb, { projectId: credential.projectId, environmentId, since: new Date(sinceMs), until: new Date(untilMs) }, silenced);
       return { data: { ...window, ...summary } };
     },
   });

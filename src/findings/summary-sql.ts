@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { FINDING_KINDS, type FindingKind } from './analyze.ts';
 import { MAX_SUMMARY_PATHS } from './limits.ts';
+import { findingProblemIdSql } from '../problems/silenced.ts';
 
 export interface SummaryScope {
   projectId: string;
@@ -20,19 +21,25 @@ export interface FindingsSummary {
  * Journeys per kind, and the lost paths with the step each was lost at most, over the journeys
  * whose last event falls in the window (observed_at is the journey's lastEventAt when analysed).
  */
-export async function selectFindingsSummary(db: Queryable, scope: SummaryScope): Promise<FindingsSummary> {
+export async function selectFindingsSummary(db: Queryable, scope: SummaryScope, silenced: readonly string[] = []): Promise<FindingsSummary> {
+  // Findings of expected and ignored problems are left out (docs/problems.md); most projects have none.
+  const units = 'unnest(f.kind, f.path, f.step_at, f.from_at, f.in_transit) AS u(kind, path, step_at, from_at, in_transit)';
+  const heard = silenced.length === 0 ? 'true' : `${findingProblemIdSql('f', 'u')} <> ALL ($5::uuid[])`;
   const where = `f.project_id = $1 AND f.observed_at >= $2 AND f.observed_at < $3 AND ($4::uuid IS NULL OR f.environment_id = $4)`;
-  const values = [scope.projectId, scope.since, scope.until, scope.environmentId];
+  const values: unknown[] = [scope.projectId, scope.since, scope.until, scope.environmentId, ...(silenced.length === 0 ? [] : [silenced])];
   // A journey's row holds each of its findings once: a kind counts the rows that hold it.
   const counts = await db.query<{ kind: FindingKind; journeys: number }>(
-    `SELECT k.kind, count(*)::int AS journeys FROM journey_findings f, LATERAL (SELECT DISTINCT unnest(f.kind) AS kind) k
-      WHERE ${where} GROUP BY k.kind`,
+    silenced.length === 0
+      ? `SELECT k.kind, count(*)::int AS journeys FROM journey_findings f, LATERAL (SELECT DISTINCT unnest(f.kind) AS kind) k
+          WHERE ${where} GROUP BY k.kind`
+      : `SELECT k.kind, count(*)::int AS journeys FROM journey_findings f, LATERAL (SELECT DISTINCT u.kind FROM ${units} WHERE ${heard}) k
+          WHERE ${where} GROUP BY k.kind`,
     values,
   );
   const paths = await db.query<{ path: string; journeys: number; step_service: string; step_name: string; step_journeys: number }>(
     `WITH lost AS (SELECT u.path, f.step_services[u.step_at] AS step_service, f.step_names[u.step_at] AS step_name, f.journey_id
-                     FROM journey_findings f, unnest(f.kind, f.path, f.step_at) AS u(kind, path, step_at)
-                    WHERE ${where} AND 'lost' = ANY (f.kind) AND u.kind = 'lost' AND u.path IS NOT NULL AND u.step_at IS NOT NULL),
+                     FROM journey_findings f, ${units}
+                    WHERE ${where} AND 'lost' = ANY (f.kind) AND u.kind = 'lost' AND u.path IS NOT NULL AND u.step_at IS NOT NULL AND ${heard}),
           per_path AS (SELECT path, count(DISTINCT journey_id)::int AS journeys FROM lost GROUP BY path),
           per_step AS (SELECT path, step_service, step_name, count(DISTINCT journey_id)::int AS step_journeys,
                               row_number() OVER (PARTITION BY path ORDER BY count(DISTINCT journey_id) DESC,

@@ -131,6 +131,12 @@ async function exerciseApi(prefix: '' | '/ui/api', headers: Record<string, strin
   expect(lost.json().data.items.map((item: { journeyId: string }) => item.journeyId)).toContain(a);
   await call('GET', '/v1/journeys/:journeyId', { url: `/v1/journeys/${a}` });
   await call('GET', '/v1/findings/summary', { url: '/v1/findings/summary?since=2026-01-01T00:00:00Z&until=2026-12-01T00:00:00Z' });
+  const problemsUrl = `/v1/projects/${project.projectId}/problems`;
+  const problems = await call('GET', '/v1/projects/:projectId/problems', { url: `${problemsUrl}?status=all&kind=lost` });
+  const problemId = problems.json().data.items[0].id as string;
+  await call('GET', '/v1/projects/:projectId/problems/:problemId', { url: `${problemsUrl}/${problemId}` });
+  await call('GET', '/v1/projects/:projectId/problems/:problemId/journeys', { url: `${problemsUrl}/${problemId}/journeys` });
+  await call('PATCH', '/v1/projects/:projectId/problems/:problemId', { url: `${problemsUrl}/${problemId}`, payload: { status: 'resolved', inNextRelease: true } });
   const expectationUrl = `/v1/projects/${project.projectId}/expectations`;
   await call('PUT', '/v1/projects/:projectId/expectations/:entityType', {
     url: `${expectationUrl}/contact`, payload: { steps: [{ name: 'receive' }, { name: 'normalize', optional: true }, { name: 'done' }], finalStep: 'done', maxGapSeconds: 60, deadlineSeconds: 3600 },
@@ -313,6 +319,7 @@ describe('answers match the schemas their routes declare', () => {
     // The accounts' routes (9 on each copy), the replay runs of an event (interface only), findings and alerts (8 on each copy),
     // settings of projects, environments and the instance (8 on each copy), API keys and invitations of Settings (5 on each copy),
     // destination edit, URL check and audit log (3 on each copy).
-    expect(declared).toHaveLength(108);
+    // Problems: the list, one, its journeys and a status change (4 on each copy).
+    expect(declared).toHaveLength(116);
   });
 });

@@ -72,7 +72,7 @@ export const alertRuleSchema = z
   .strictObject({
     id: z.uuid(),
     name: z.string(),
-    kind: z.enum(FINDING_KIND_VALUES),
+    kind: z.enum([...FINDING_KIND_VALUES, 'regression']).describe('A finding kind, or regression: resolved problems that came back.'),
     path: z.string().nullable(),
     entityType: z.string().nullable(),
     environment: z.string().nullable(),
