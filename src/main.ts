@@ -10,6 +10,7 @@ import { startRetentionSweeper } from './deletion/retention-sweep.ts';
 import { startEventPartitionUpkeep } from './db/event-partitions.ts';
 import { startAlertDispatcher } from './alerts/dispatcher.ts';
 import { startAnalyzer } from './findings/analyzer.ts';
+import { startProblemReplayRunner } from './problem-replay/runner.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
@@ -103,6 +104,8 @@ async function main(): Promise<void> {
   const analyzer = worker && config.findingsAnalyzerEnabled ? startAnalyzer({ pool: database.pool, keyring, logger, metrics }) : null;
   // Alerts are opt-in: with no rule nothing is queued, so nothing is sent (docs/alerts.md).
   const alerts = !worker ? null : startAlertDispatcher({ pool: database.pool, keyring, logger, metrics, allowedHosts: config.alertAllowedHosts ?? [], version: readBuildInfo().version });
+  // Batch replays stored by any instance run on a worker; a restarted one resumes them (docs/problems.md).
+  const problemReplays = !worker ? null : startProblemReplayRunner({ pool: database.pool, keyring, allowedHosts: effectiveConfig.replayAllowedHosts, version: readBuildInfo().version, now: Date.now, logger });
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
   }
@@ -125,7 +128,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper?.stop(), partitionUpkeep?.stop(), analyzer?.stop(), alerts?.stop(), unreadableCheck, roleCheck]);
+      await Promise.all([app.close(), sweeper?.stop(), partitionUpkeep?.stop(), analyzer?.stop(), alerts?.stop(), problemReplays?.stop(), unreadableCheck, roleCheck]);
       await metricsServer?.close();
       await database.close();
       logger.info('stopped');
