@@ -60,6 +60,7 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   findings: ['expectations.ts', 'analyzer.ts'],
   // Alert rules and their delivery log for the CLI.
   alerts: ['rules.ts'],
+  'problem-replay': ['batches.ts', 'runner.ts', 'limits.ts', 'demo-destination.ts'],
   // The demo data set the CLI's demo command sends.
   web: ['demo-journeys.ts'],
   // Accounts and memberships: the interface's sign-in and session answer, the CLI's user commands.

@@ -136,3 +136,9 @@ export async function cancelBatchRow(db: Queryable, projectId: string, batchId: 
   );
   return (result.rowCount ?? 0) > 0;
 }
+
+/** The project of a problem or a batch named by id alone (the CLI takes no project for them). */
+export async function selectProjectOf(db: Queryable, table: 'problems' | 'problem_replays', id: string): Promise<string | null> {
+  const result = await db.query<{ project_id: string }>(`SELECT project_id FROM ${table === 'problems' ? 'problems' : 'problem_replays'} WHERE id = $1 LIMIT 1`, [id]);
+  return result.rows[0]?.project_id ?? null;
+}

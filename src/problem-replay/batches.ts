@@ -10,7 +10,7 @@ import { AppError, errors } from '../http/errors.ts';
 import { isUuid } from '../protocol/identifiers.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
 import { findDestination } from '../replay/destinations.ts';
-import { cancelBatchRow, insertBatch, selectBatch, selectBatches, selectReplayTarget, selectResults, type BatchRow, type NewBatch, type ResultRow } from './batches-sql.ts';
+import { cancelBatchRow, insertBatch, selectBatch, selectBatches, selectReplayTarget, selectProjectOf, selectResults, type BatchRow, type NewBatch, type ResultRow } from './batches-sql.ts';
 import {
   DEFAULT_CONCURRENCY,
   DEFAULT_JOURNEYS,
@@ -141,4 +141,12 @@ export async function listProblemReplayResults(db: Queryable, projectId: string,
   const rows = await selectResults(db, projectId, batchId.toLowerCase(), verdict, after, limit + 1);
   const page = rows.slice(0, limit);
   return { items: page.map(resultView), lastOrdinal: page.at(-1)?.ordinal ?? null, more: rows.length > limit };
+}
+
+/** The project of a problem or batch id, for the CLI; null when unknown. */
+export async function projectOfProblem(db: Queryable, problemId: string): Promise<string | null> {
+  return isUuid(problemId) ? selectProjectOf(db, 'problems', problemId.toLowerCase()) : null;
+}
+export async function projectOfBatch(db: Queryable, batchId: string): Promise<string | null> {
+  return isUuid(batchId) ? selectProjectOf(db, 'problem_replays', batchId.toLowerCase()) : null;
 }
