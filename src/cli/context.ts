@@ -22,6 +22,8 @@ export interface CliContext {
   io: CliIo;
   /** Opens the database (reusing a running embedded server) for the command's duration. */
   withServices<T>(fn: (services: CliServices) => Promise<T>): Promise<T>;
+  /** Resolves when the person at an interactive terminal interrupts (Ctrl-C); absent elsewhere. */
+  untilInterrupted?(): Promise<void>;
 }
 
 /** Command outcomes map to exit codes: 0 done, 1 not fully done, 2 usage error. */
