@@ -143,6 +143,8 @@ describe('limits', () => {
     expect([unknownDestination.statusCode, unknownDestination.json().error.code]).toEqual([404, 'not_found']);
     const unknownProblem = await bed.app.inject({ method: 'POST', url: `/v1/projects/${bed.project.projectId}/problems/00000000-0000-4000-8000-000000000000/replays`, headers: { ...admin(bed.project.projectId), 'content-type': 'application/json' }, payload: JSON.stringify({ destinationId: bed.destinationId }) });
     expect([unknownProblem.statusCode, unknownProblem.json().error.code]).toEqual([404, 'not_found']);
+    const unknownHistory = await bed.app.inject({ method: 'GET', url: `/v1/projects/${bed.project.projectId}/problems/00000000-0000-4000-8000-000000000000/replays`, headers: admin(bed.project.projectId) });
+    expect([unknownHistory.statusCode, unknownHistory.json().error.code]).toEqual([404, 'not_found']);
     const unknownBatch = await bed.app.inject({ method: 'GET', url: `/v1/projects/${bed.project.projectId}/problem-replays/not-a-uuid`, headers: admin(bed.project.projectId) });
     expect([unknownBatch.statusCode, unknownBatch.json().error.code]).toEqual([404, 'not_found']);
     expect(await count()).toBe(before);

@@ -129,8 +129,10 @@ export async function cancelProblemReplay(pool: Pool, projectId: string, batchId
   return getProblemReplay(pool, projectId, id);
 }
 
-export async function listProblemReplays(db: Queryable, projectId: string, problemId: string, after: { createdAt: Date; id: string } | null, limit: number): Promise<{ items: BatchView[]; more: boolean }> {
-  const rows = isUuid(problemId) ? await selectBatches(db, projectId, problemId.toLowerCase(), after, limit + 1) : [];
+/** A page of a problem's batches, newest first; null for an unknown problem. */
+export async function listProblemReplays(db: Queryable, projectId: string, problemId: string, after: { createdAt: Date; id: string } | null, limit: number): Promise<{ items: BatchView[]; more: boolean } | null> {
+  if (!isUuid(problemId) || (await selectReplayTarget(db, projectId, problemId.toLowerCase())) === null) return null;
+  const rows = await selectBatches(db, projectId, problemId.toLowerCase(), after, limit + 1);
   return { items: rows.slice(0, limit).map(batchView), more: rows.length > limit };
 }
 

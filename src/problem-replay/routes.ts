@@ -83,6 +83,7 @@ export function registerProblemReplayRoutes(app: FastifyInstance, deps: ProblemR
         after = { createdAt: new Date(ms), id: i };
       }
       const page = await listProblemReplays(db, projectId, param(request, 'problemId'), after, limit);
+      if (page === null) throw errors.notFound('The problem was not found.');
       const last = page.items.at(-1);
       return { data: { items: page.items, nextCursor: page.more && last ? encodeTaggedCursor({ k: 'problem-replays', t: last.createdAt, i: last.id }) : null } };
     },
