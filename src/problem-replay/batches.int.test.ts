@@ -97,6 +97,19 @@ describe('a batch replay against a receiver that keeps the field for some inputs
   });
 });
 
+describe('a deleted journey', () => {
+  it('takes its results with it, and the counts follow', async () => {
+    const started = await startBatch(bed, { destinationId: bed.destinationId, journeys: 3, ratePerSecond: 50 });
+    const id = started.json().data.id as string;
+    await waitFor(bed, id);
+    const deleted = await bed.app.inject({ method: 'DELETE', url: '/v1/journeys/jrn-6', headers: admin(bed.project.projectId) });
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    const batch = await readBatch(bed, id);
+    expect(batch).toMatchObject({ completed: 2, counts: { kept: 0, stillLost: 1, failed: 1 } });
+    expect((await results(id, '?format=csv')).body).not.toContain('jrn-6');
+  });
+});
+
 describe('who may start a batch', () => {
   it('a viewer reads batches but cannot start or cancel one (403); an operator can', async () => {
     const viewer = await startBatch(bed, { destinationId: bed.destinationId }, bearer(tokens.viewer!));
