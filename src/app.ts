@@ -42,6 +42,7 @@ import { registerSettingsRoutes } from './project-settings/settings-routes.ts';
 import { registerInstanceRoutes } from './instance/routes.ts';
 import { registerFindingsRoutes } from './findings/routes.ts';
 import { registerProblemRoutes } from './problems/routes.ts';
+import { registerProblemReplayRoutes } from './problem-replay/routes.ts';
 import { microsFromMillis, systemMicros } from './ingest/received-clock.ts';
 import { createStatisticsWarmup } from './ingest/statistics-warmup.ts';
 import { createKeyFreshness } from './rotation/key-mismatch.ts';
@@ -248,6 +249,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerReplayRoutes(scope, { ...replay, auth: scopeAuth });
     registerFindingsRoutes(scope, { auth: scopeAuth, pool: deps.pool, metrics: deps.metrics, staleReads });
     registerProblemRoutes(scope, { auth: scopeAuth, pool: deps.pool });
+    registerProblemReplayRoutes(scope, { auth: scopeAuth, pool: deps.pool });
     registerAlertRoutes(scope, { auth: scopeAuth, keyring: deps.keyring, allowedHosts: deps.config.alertAllowedHosts ?? [], version: deps.build.version });
     registerTeamRoutes(scope, { auth: scopeAuth, pool: deps.pool, keyring: deps.keyring });
     registerInvitationRoutes(scope, { auth: scopeAuth, pool: deps.pool });

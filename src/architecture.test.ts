@@ -63,6 +63,7 @@ const PUBLIC_MODULES: Record<string, readonly string[]> = {
   alerts: ['rules.ts'],
   // Problems: what the summary and the alert rules leave out; the routes, statuses and list for the CLI.
   problems: ['silenced.ts', 'regressions.ts', 'routes.ts', 'problem-status.ts', 'problems-sql.ts', 'problem-view.ts', 'list-query.ts'],
+  'problem-replay': ['batches.ts', 'runner.ts', 'limits.ts', 'demo-destination.ts'],
   // The demo data set the CLI's demo command sends.
   web: ['demo-journeys.ts'],
   // The worker's loose search token backfill.

@@ -13,6 +13,7 @@ import { startEventPartitionUpkeep } from './db/event-partitions.ts';
 import { startAlertDispatcher } from './alerts/dispatcher.ts';
 import { analyzerPacer, startAnalyzer } from './findings/analyzer.ts';
 import { startLooseTokenBackfill } from './loose-backfill/backfill.ts';
+import { startProblemReplayRunner } from './problem-replay/runner.ts';
 import { readBuildInfo } from './health/build-info.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startMetricsServer } from './metrics/server.ts';
@@ -137,6 +138,8 @@ async function main(): Promise<void> {
   // Loose search tokens for aliases stored before loose matching or under a replaced key.
   const looseBackfill = worker ? startLooseTokenBackfill({ pool: database.pool, keyring, logger }) : null;
   const alerts = !worker ? null : startAlertDispatcher({ pool: database.pool, keyring, logger, metrics, allowedHosts: config.alertAllowedHosts ?? [], version: readBuildInfo().version });
+  // Batch replays stored by any instance run on a worker; a restarted one resumes them (docs/problems.md).
+  const problemReplays = !worker ? null : startProblemReplayRunner({ pool: database.pool, keyring, allowedHosts: effectiveConfig.replayAllowedHosts, version: readBuildInfo().version, now: Date.now, logger });
   if (secrets.generatedFile !== null) {
     logger.info({ file: secrets.generatedFile }, 'embedded mode: the admin token is in ADMIN_TOKEN of this file');
   }
@@ -160,7 +163,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       // The sweep ends its current batch while requests drain; both finish before the pool closes.
-      await Promise.all([app.close(), sweeper?.stop(), partitionUpkeep?.stop(), analyzer?.stop(), alerts?.stop(), looseBackfill?.stop(), unreadableCheck, roleCheck]);
+      await Promise.all([app.close(), sweeper?.stop(), partitionUpkeep?.stop(), analyzer?.stop(), alerts?.stop(), looseBackfill?.stop(), problemReplays?.stop(), unreadableCheck, roleCheck]);
       await readReplica?.stop();
       await replicaPool?.end();
       await metricsServer?.close();

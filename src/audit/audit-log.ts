@@ -10,7 +10,9 @@ export type AuditAction =
   | 'api_key.revoked'
   | 'member.granted'
   | 'member.revoked'
-  | 'problem.status_changed';
+  | 'problem.status_changed'
+  | 'problem_replay.started'
+  | 'problem_replay.cancelled';
 
 /** Actions on accounts: they belong to no project and have their own trail. */
 export type AccountAuditAction =

@@ -95,6 +95,12 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'GET /v1/projects/:projectId/problems/:problemId/journeys': viewer,
   // Triage is the operators' work, as replays and deletions are.
   'PATCH /v1/projects/:projectId/problems/:problemId': operator,
+  // Verifying a fix by replay: anyone may read the verdicts; sending replays is the operators'.
+  'POST /v1/projects/:projectId/problems/:problemId/replays': operator,
+  'GET /v1/projects/:projectId/problems/:problemId/replays': viewer,
+  'GET /v1/projects/:projectId/problem-replays/:batchId': viewer,
+  'GET /v1/projects/:projectId/problem-replays/:batchId/results': viewer,
+  'POST /v1/projects/:projectId/problem-replays/:batchId/cancel': operator,
   'GET /v1/projects/:projectId/alert-rules': admin,
   'POST /v1/projects/:projectId/alert-rules': admin,
   'PATCH /v1/projects/:projectId/alert-rules/:ruleId': admin,

@@ -22,4 +22,6 @@ export interface CliContext {
   io: CliIo;
   /** Opens the database (reusing a running embedded server) for the command's duration. */
   withServices<T>(fn: (services: CliServices) => Promise<T>): Promise<T>;
+  /** Resolves when the person at an interactive terminal interrupts (Ctrl-C); absent elsewhere. */
+  untilInterrupted?(): Promise<void>;
 }

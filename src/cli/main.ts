@@ -10,4 +10,6 @@ const context = createCliContext(process.env, {
     return Buffer.concat(chunks).toString('utf8');
   },
 });
+// Only a person at a terminal can stop a command that keeps serving (the demo's fixed service).
+if (process.stdout.isTTY) context.untilInterrupted = () => new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
 process.exitCode = await runCli(process.argv.slice(2), context);

@@ -13,6 +13,7 @@ import { projectCreate, projectList, projectRename } from './commands/projects.t
 import { rotateReencrypt, rotateStatus } from './commands/rotation.ts';
 import { doctor } from './commands/doctor.ts';
 import { demoCommand } from './commands/demo.ts';
+import { problemReplay, problemReplayCancel, problemReplayStatus } from './commands/problem-replay.ts';
 import { userCreate, userDisable, userEnable, userGrant, userList, userReset, userRevoke } from './commands/users.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliContext } from './context.ts';
 
@@ -52,6 +53,9 @@ export const COMMANDS: Command[] = [
   rotateStatus,
   doctor,
   demoCommand,
+  problemReplay,
+  problemReplayStatus,
+  problemReplayCancel,
 ];
 
 function overview(ctx: CliContext): void {

@@ -38,6 +38,8 @@ const EXPECTED_TABLES = [
   'password_links',
   'personal_tokens',
   'problem_journeys',
+  'problem_replay_results',
+  'problem_replays',
   'problems',
   'project_members',
   'project_releases',

@@ -86,6 +86,12 @@ export async function listDestinations(db: Queryable, projectId: string, withRun
  * Path ids of the delete route (section 4 table): NUL or over 512 characters is a bad request;
  * anything else that is not a uuid simply names no destination.
  */
+/** One destination (batch replays check it before storing anything); null when unknown. */
+export async function findDestination(db: Queryable, projectId: string, id: string): Promise<DestinationView | null> {
+  const row = await findDestinationRow(db, projectId, id);
+  return row === null ? null : destinationView(row);
+}
+
 export function classifyDestinationId(id: string): 'invalid' | 'unknown' | 'uuid' {
   if (hasNul(id) || codePointLength(id) > MAX_DESTINATION_ID_LENGTH) return 'invalid';
   return isUuid(id) ? 'uuid' : 'unknown';

@@ -66,6 +66,7 @@ function sample(method: string, url: string): { url: string; payload?: Record<st
     'POST /v1/projects': { slug: `p-${randomUUID()}`, name: 'Another' },
     'PATCH /v1/projects/:projectId': { name: 'Matrix' },
     'PATCH /v1/projects/:projectId/problems/:problemId': { status: 'resolved' },
+    'POST /v1/projects/:projectId/problems/:problemId/replays': { destinationId: randomUUID() },
     'POST /v1/projects/:projectId/environments': { name: `e-${randomUUID()}` },
     'PATCH /v1/projects/:projectId/environments/:name': { retentionDays: 30 },
     'POST /v1/projects/:projectId/environments/:name/capture-preview': { settings: { captureMode: 'metadata-only', redactionPaths: [], captureAllowlist: [] }, envelope: {} },

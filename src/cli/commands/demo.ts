@@ -22,6 +22,7 @@ import { problemLine } from './problems.ts';
 import { DEMO_ENVIRONMENT, DEMO_EXPECTATION, DEMO_PROJECT_SLUG, buildDemoJourneys, type DemoJourney } from '../../web/demo-journeys.ts';
 import type { Command } from '../command.ts';
 import { EXIT_FAILED, EXIT_OK } from '../context.ts';
+import { offerFixedService } from './demo-fixed-service.ts';
 
 interface BatchAnswer {
   data: { results: Array<{ status: string; error?: { code: string } }> };
@@ -33,7 +34,9 @@ export const demoCommand: Command = {
   summary: 'create project demo with a few dozen example journeys (idempotent)',
   spec: { positionals: [] },
   async run(ctx) {
-    return ctx.withServices(async ({ pool, keyring, config }) => {
+    // Served after the database is closed: the server started next must not find it held.
+    let serveFix = async () => undefined as void;
+    const code = await ctx.withServices(async ({ pool, keyring, config }) => {
       const project = (await findProjectBySlug(pool, DEMO_PROJECT_SLUG)) ?? (await createProject(pool, DEMO_PROJECT_SLUG, 'Demo'));
       const scope = { projectId: project.id, environmentId: null, environmentName: null };
       const journeys = buildDemoJourneys(Date.now());
@@ -86,9 +89,12 @@ export const demoCommand: Command = {
       await triageDemoProblems(pool, keyring, project.id, (line) => ctx.io.out(line));
       // The address `npm start` listens on with the same environment; a wildcard host is reached on loopback.
       const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+      serveFix = await offerFixedService(ctx, { pool, keyring, config }, project.id);
       ctx.io.out(`Open the web interface (npm start, then http://${host}:${config.port}/ui/) and sign in with the admin token.`);
       return EXIT_OK;
     });
+    if (code === EXIT_OK) await serveFix();
+    return code;
   },
 };
 
