@@ -101,6 +101,10 @@ describe('alerts across two instances', () => {
     const bad = await appA.inject({ method: 'POST', url, headers: admin, payload: JSON.stringify({ name: 'x', kind: 'lost', channel: { type: 'webhook', url: 'http://example.com/hook' } }) });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error).toMatchObject({ code: 'invalid_request', details: [{ path: 'channel.url' }] });
+    const zero = await appA.inject({ method: 'POST', url, headers: admin, payload: JSON.stringify({ name: 'x', kind: 'lost', threshold: { count: 0, windowMinutes: 0 }, channel: { type: 'webhook', url: `${origin}/hook` } }) });
+    expect(zero.statusCode).toBe(400);
+    // Every field at fault, not only the first, so the form names each one.
+    expect(zero.json().error).toMatchObject({ code: 'invalid_request', details: [{ path: 'threshold.count' }, { path: 'threshold.windowMinutes' }] });
     const env = await appA.inject({ method: 'POST', url, headers: admin, payload: JSON.stringify({ name: 'x', kind: 'lost', environment: 'nope', channel: { type: 'webhook', url: `${origin}/hook` } }) });
     expect(env.statusCode).toBe(404);
     expect(env.json().error.code).toBe('environment_not_found');

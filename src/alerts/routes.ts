@@ -6,7 +6,9 @@ import { adminBeforeBody, authorizeProjectInPath, requireAdmin, type AuthContext
 import type { Keyring } from '../crypto/keyring.ts';
 import { alertDeliverySchema, alertRuleSchema, newAlertRuleSchema } from '../http/answer-schemas/findings.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
-import { errors } from '../http/errors.ts';
+import { AppError, errors } from '../http/errors.ts';
+import { issueDetails } from '../http/body-fields.ts';
+import type { z } from 'zod';
 import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { findProjectBySlug } from '../projects/projects-sql.ts';
 import { alertRuleInputSchema, alertRulePatchSchema } from './rule-input.ts';
@@ -26,7 +28,8 @@ export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthCont
   const ruleIdOf = (request: FastifyRequest) => (request.params as { ruleId: string }).ruleId;
   const body = <T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[] }> } } }, value: unknown): T => {
     const parsed = schema.safeParse(value);
-    if (!parsed.success) throw errors.invalidRequest(parsed.error.issues[0]!.path.join('.'), 'The body is not a valid alert rule (docs/alerts.md).');
+    // Every problem in details, each with its field's path, so a form can name the fields.
+    if (!parsed.success) throw new AppError('invalid_request', 'The body is not a valid alert rule (docs/alerts.md).', issueDetails(parsed.error.issues as z.core.$ZodIssue[]));
     return parsed.data;
   };
   const base = '/v1/projects/:projectId/alert-rules';

@@ -127,6 +127,57 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'GET /v1/instance': { kind: 'owner' },
 };
 
+/**
+ * What the interface offers, each named by the route it calls: a link or button is shown exactly
+ * when that route's rule allows it. GET /ui/api/session (and GET /v1/me) lists the actions a
+ * person holds per project, computed here from RULES, so the interface cannot drift from what
+ * the server enforces.
+ */
+export const ACTION_ROUTES = {
+  'journeys.read': 'GET /v1/journeys',
+  'expectations.read': 'GET /v1/projects/:projectId/expectations',
+  'expectations.write': 'PUT /v1/projects/:projectId/expectations/:entityType',
+  'alerts.manage': 'POST /v1/projects/:projectId/alert-rules',
+  'replay.send': 'POST /v1/replays',
+  'journey.delete': 'DELETE /v1/journeys/:journeyId',
+  'destinations.read': 'GET /v1/replay-destinations',
+  'destinations.manage': 'POST /v1/replay-destinations',
+  'members.manage': 'GET /v1/projects/:projectId/members',
+  'apiKeys.manage': 'POST /v1/projects/:projectId/api-keys',
+  'environments.manage': 'PATCH /v1/projects/:projectId/environments/:name',
+  'auditLog.read': 'GET /v1/audit-log',
+  'instance.read': 'GET /v1/instance',
+  'projects.create': 'POST /v1/projects',
+  'users.manage': 'POST /v1/users',
+} as const;
+
+export type Action = keyof typeof ACTION_ROUTES;
+export const ACTIONS = Object.keys(ACTION_ROUTES) as Action[];
+
+/** The rule of an action: the rule of the route it calls. */
+export function actionRule(action: Action): RouteRule {
+  return RULES[ACTION_ROUTES[action]]!;
+}
+
+/** The role an action needs in a project, or 'owner' for the instance's own. */
+export function actionNeeds(action: Action): Role | 'owner' {
+  const rule = actionRule(action);
+  return rule.kind === 'project' ? rule.role : 'owner';
+}
+
+/** Project actions a role allows, in ACTIONS order. */
+export function projectActions(role: Role): Action[] {
+  return ACTIONS.filter((action) => {
+    const rule = actionRule(action);
+    return rule.kind === 'project' && roleIncludes(role, rule.role);
+  });
+}
+
+/** Instance actions (owner routes): all of them for owners and the admin token, none otherwise. */
+export function instanceActions(owner: boolean): Action[] {
+  return owner ? ACTIONS.filter((action) => actionRule(action).kind === 'owner') : [];
+}
+
 const UI_API = '/ui/api/v1/';
 
 /** The rule of a registered route, or undefined when none is declared (the matrix test's failure). */

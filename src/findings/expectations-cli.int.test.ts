@@ -27,15 +27,17 @@ describe('expectation commands', () => {
     const command = suggested.out.at(-1)!.replace(/^to save it \(edit first if needed\): jtrace /, '');
     expect(command).toMatch(/^expectation:set acme contact --final done --step receive/);
 
-    const set = await cli(['expectation:set', 'acme', 'contact', '--final', 'done', '--step', 'receive', '--step', 'publish', '--optional', 'publish', '--deadline', '600']);
+    const set = await cli(['expectation:set', 'acme', 'contact', '--final', 'done', '--step', 'receive', '--step', 'publish', '--step', 'done', '--optional', 'publish', '--deadline', '600']);
     expect(set.code, set.err.join('\n')).toBe(0);
     const shown = await cli(['expectation:show', 'acme']);
-    expect(shown.out).toEqual(['entity type: contact', 'steps: receive -> publish (optional)', 'final step: done', 'longest gap: (none)', 'deadline: 600 s']);
+    expect(shown.out).toEqual(['entity type: contact', 'steps: receive -> publish (optional) -> done', 'final step: done', 'longest gap: (none)', 'deadline: 600 s']);
   });
 
   it('refuses a missing final step, an unknown optional step and an unknown project', async () => {
     expect((await cli(['expectation:set', 'acme', 'contact'])).code).toBe(2);
     expect((await cli(['expectation:set', 'acme', 'contact', '--final', 'done', '--optional', 'x'])).code).toBe(2);
+    // A final step outside the listed steps, as the route refuses it.
+    expect((await cli(['expectation:set', 'acme', 'contact', '--final', 'done', '--step', 'receive'])).code).toBe(2);
     expect((await cli(['expectation:show', 'nope'])).code).toBe(1);
     expect((await cli(['expectation:show', 'acme', '--remove', 'order'])).code).toBe(1);
   });

@@ -1,6 +1,8 @@
 // Expectations as the routes and the CLI use them: one validation, one save, one suggestion.
 
 import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
+import { issueDetails } from '../http/body-fields.ts';
+import type { ErrorDetail } from '../http/errors.ts';
 import { expectationInputSchema, type Expectation } from './expectation-input.ts';
 import { deleteExpectation as deleteStored, selectExpectations, upsertExpectation, type StoredExpectation } from './expectations-sql.ts';
 import { suggestExpectation, type Suggestion } from './suggest.ts';
@@ -10,9 +12,9 @@ export type { Expectation, StoredExpectation, Suggestion };
 export { selectExpectations as listExpectations };
 
 /** The expectation, or the path and reason of its first problem. */
-export function parseExpectation(body: unknown): { ok: true; value: Expectation } | { ok: false; path: string } {
+export function parseExpectation(body: unknown): { ok: true; value: Expectation } | { ok: false; path: string; details: ErrorDetail[] } {
   const parsed = expectationInputSchema.safeParse(body);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, path: parsed.error.issues[0]!.path.join('.') };
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, path: parsed.error.issues[0]!.path.join('.'), details: issueDetails(parsed.error.issues) };
 }
 
 /**

@@ -126,6 +126,20 @@ describe('expectations', () => {
     expect(refusal(response, 400)).toBe('invalid_request');
   });
 
+  it('refuses a final step that is not among the steps, and names every field at fault in details', async () => {
+    const put = (body: unknown) => fx.app.inject({ method: 'PUT', url: `${url()}/parcel`, headers: headers(), payload: JSON.stringify(body) });
+    const outside = await put({ steps: [{ name: 'receive' }, { name: 'store' }], finalStep: 'deliver' });
+    expect(refusal(outside, 400)).toBe('invalid_request');
+    expect(outside.json().error.details).toEqual([{ path: 'finalStep', message: 'is not one of the steps' }]);
+    const several = await put({ steps: [{ name: 'receive' }], finalStep: 'receive', maxGapSeconds: 0, deadlineSeconds: -5 });
+    expect(refusal(several, 400)).toBe('invalid_request');
+    expect(several.json().error.details.map((d: { path: string }) => d.path)).toEqual(['maxGapSeconds', 'deadlineSeconds']);
+    // With no steps listed, the final step alone is the expectation.
+    const alone = await put({ steps: [], finalStep: 'complete' });
+    expect(alone.statusCode, alone.body).toBe(200);
+    await fx.db.pool.query(`DELETE FROM expectations WHERE entity_type = 'parcel'`);
+  });
+
   it('makes journeys overdue and steps skipped once saved, and suggests from completed journeys', async () => {
     const journeyStart = '2026-03-01T11:00:00.000Z';
     const steps = contactJourney('jrn-late', 'kept', journeyStart).slice(0, 2);

@@ -6,7 +6,7 @@ import { adminBeforeBody, authorizeProjectInPath, requireAdmin, requireReader, t
 import type { Pool } from '../db/pool.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
 import { expectationSchema, expectationSuggestionSchema, findingsSummarySchema } from '../http/answer-schemas/findings.ts';
-import { errors } from '../http/errors.ts';
+import { AppError, errors } from '../http/errors.ts';
 import { ceilMicros, parseInstantParam } from '../http/query.ts';
 import { defineRoute } from '../http/route-contract.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -116,7 +116,8 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
       const projectId = await projectOf(request);
       const entityType = entityTypeOf(request);
       const parsed = parseExpectation(request.body);
-      if (!parsed.ok) throw errors.invalidRequest(parsed.path, 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.');
+      // Every problem in details, each with its field's path, so a form can name the fields.
+      if (!parsed.ok) throw new AppError('invalid_request', 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.', parsed.details);
       return { data: view(await saveExpectation(deps.pool, projectId, entityType, parsed.value)) };
     },
   });

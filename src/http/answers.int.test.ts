@@ -139,7 +139,7 @@ async function exerciseApi(prefix: '' | '/ui/api', headers: Record<string, strin
   await call('PATCH', '/v1/projects/:projectId/problems/:problemId', { url: `${problemsUrl}/${problemId}`, payload: { status: 'resolved', inNextRelease: true } });
   const expectationUrl = `/v1/projects/${project.projectId}/expectations`;
   await call('PUT', '/v1/projects/:projectId/expectations/:entityType', {
-    url: `${expectationUrl}/contact`, payload: { steps: [{ name: 'receive' }, { name: 'normalize', optional: true }], finalStep: 'done', maxGapSeconds: 60, deadlineSeconds: 3600 },
+    url: `${expectationUrl}/contact`, payload: { steps: [{ name: 'receive' }, { name: 'normalize', optional: true }, { name: 'done' }], finalStep: 'done', maxGapSeconds: 60, deadlineSeconds: 3600 },
   });
   await call('GET', '/v1/projects/:projectId/expectations', { url: expectationUrl });
   await call('GET', '/v1/projects/:projectId/expectations/:entityType/suggestion', { url: `${expectationUrl}/contact/suggestion?journeys=10` });

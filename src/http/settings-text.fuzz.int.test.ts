@@ -44,7 +44,7 @@ const BASE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /v1/replay-destinations/url-check': { baseUrl: 'http://localhost:1/hooks' },
   'POST /v1/replays': { eventId: 'evt_1', destinationId: '00000000-0000-4000-8000-000000000000', method: 'POST', path: '/orders' },
   'POST /v1/replays/preview': { eventId: 'evt_1', destinationId: '00000000-0000-4000-8000-000000000000', method: 'POST', path: '/orders' },
-  'PUT /v1/projects/:projectId/expectations/:entityType': { steps: [{ name: 'received' }], finalStep: 'shipped' },
+  'PUT /v1/projects/:projectId/expectations/:entityType': { steps: [{ name: 'received' }, { name: 'shipped' }], finalStep: 'shipped' },
   'POST /v1/projects/:projectId/alert-rules': {
     name: 'lost orders',
     kind: 'lost',

@@ -11,9 +11,9 @@ import { errors } from '../http/errors.ts';
 import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { isUuid } from '../protocol/identifiers.ts';
 import { formatTimestamp } from '../protocol/timestamps.ts';
-import { inviteMember, reissueInvitation, type Issuer } from './invitations.ts';
+import { inviteMember, mayIssueLink, reissueInvitation, type Issuer } from './invitations.ts';
 import { userView } from './routes.ts';
-import { listPendingMembers } from './users-sql.ts';
+import { listPendingMembers, readAccountClaims } from './users-sql.ts';
 
 export interface InvitationRouteDeps {
   auth: AuthContext;
@@ -58,12 +58,19 @@ export function registerInvitationRoutes(app: FastifyInstance, deps: InvitationR
     },
     handler: async (request) => {
       const projectId = await projectOf(request);
-      const items = (await listPendingMembers(deps.pool, projectId)).map((p) => ({
-        ...userView(p.user),
-        role: p.role,
-        linkExpiresAt: p.linkExpiresAt === null ? null : ts(p.linkExpiresAt),
-        linkExpired: p.linkExpiresAt === null || p.linkExpiresAt.getTime() <= now(),
-      }));
+      const issuer = await issuerOf(request);
+      const items = [];
+      for (const p of await listPendingMembers(deps.pool, projectId)) {
+        const claims = issuer.instanceWide ? null : await readAccountClaims(deps.pool, p.user.id, projectId, new Date(now()));
+        items.push({
+          ...userView(p.user),
+          role: p.role,
+          linkExpiresAt: p.linkExpiresAt === null ? null : ts(p.linkExpiresAt),
+          linkExpired: p.linkExpiresAt === null || p.linkExpiresAt.getTime() <= now(),
+          // The same rule the link route applies, so the page offers "New link" only where it works.
+          canIssueLink: issuer.instanceWide || (claims !== null && mayIssueLink(claims, projectId, issuer)),
+        });
+      }
       return { data: { items } };
     },
   });

@@ -8,7 +8,7 @@ import type { Role } from '../auth/credentials.ts';
 import { withTransaction, type Pool } from '../db/pool.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { MAX_DISPLAY_NAME_LENGTH, checkEmail, makeLink, type PasswordLink } from './accounts.ts';
-import { accountClaims, findMemberRole, findUserByEmail, insertUser, listPendingMembers, upsertMember, type UserRow } from './users-sql.ts';
+import { accountClaims, findMemberRole, type AccountClaims, findUserByEmail, insertUser, listPendingMembers, upsertMember, type UserRow } from './users-sql.ts';
 
 export interface InvitedMember {
   user: UserRow;
@@ -59,6 +59,11 @@ export async function inviteMember(
   });
 }
 
+/** Whether the issuer may give the account a new link (the rule below; the members page shows it). */
+export function mayIssueLink(claims: AccountClaims, projectId: string, issuer: Issuer): boolean {
+  return issuer.instanceWide || !(claims.owner || claims.invitedInto !== projectId || claims.otherProjects > 0 || claims.instanceLinkLive);
+}
+
 /**
  * A new invitation link for a member who has not joined yet; older links stop working. The link
  * signs in as the whole account and a project admin speaks for their project only, so a project
@@ -72,7 +77,7 @@ export async function reissueInvitation(pool: Pool, projectId: string, userId: s
     const claims = await accountClaims(client, userId, projectId, new Date(nowMs));
     const [pending] = await listPendingMembers(client, projectId, userId);
     if (claims === null || pending === undefined) throw errors.notFound('No pending invitation for this person in the project.');
-    if (!issuer.instanceWide && (claims.owner || claims.invitedInto !== projectId || claims.otherProjects > 0 || claims.instanceLinkLive)) {
+    if (!mayIssueLink(claims, projectId, issuer)) {
       throw new AppError('forbidden', 'This account is not the project\'s alone (an owner made it, it holds roles elsewhere or an owner issued its link): an owner issues its link.');
     }
     await writeAccountAudit(client, 'invitation.reissued', userId, { userId, email: pending.user.email }, actor);

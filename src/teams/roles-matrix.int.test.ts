@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../auth/api-key-service.ts';
-import { ROLES, ruleOf, type Role, type RouteRule } from '../auth/policy.ts';
+import { ACTION_ROUTES, ACTIONS, ROLES, ruleOf, type Role, type RouteRule } from '../auth/policy.ts';
 import { createKeyring } from '../crypto/keyring.ts';
 import { registeredRoutes } from '../http/route-contract.ts';
 import { TEST_ENCRYPTION_KEY, bearer, buildTestApp, seedProject, type SeededProject } from '../../test/helpers/app.ts';
@@ -99,26 +99,52 @@ describe('the role matrix', () => {
     for (const route of routes()) {
       const rule = ruleOf(route.method, route.url)!;
       if (rule.kind === 'public') continue;
-      const viaUi = route.url.startsWith('/ui/api/');
-      for (const [who, credential] of credentials) {
-        const { url, payload } = sample(route.method, route.url);
-        const headers = viaUi ? { cookie: credential.cookie, ...SAME_ORIGIN } : bearer(credential.token);
-        const response = await app.inject({
-          method: route.method as 'GET',
-          url,
-          headers: { ...headers, 'x-service-project-id': project.projectId },
-          ...(payload !== undefined ? { payload } : {}),
-          remoteAddress: '203.0.113.7',
-        });
-        const code = response.statusCode >= 400 ? (response.json() as { error: { code: string } }).error.code : '';
+      for (const who of credentials.keys()) {
+        const got = await outcomeOf(route.method, route.url, who);
         const want = expected(rule, who);
-        // Ingestion reads its body before the key (event protocol 1.5): any refusal is a refusal.
-        const got =
-          rule.kind === 'ingest' && response.statusCode >= 400 && response.statusCode < 500 ? 'refused'
-          : code === 'forbidden' ? 'forbidden' : code === 'project_not_found' || (code === 'not_found' && HIDDEN_AS_NOT_FOUND.has(`${route.method} ${route.url.replace('/ui/api/v1/', '/v1/')}`)) ? 'hidden' : code === 'unauthorized' ? 'refused' : response.statusCode < 500 ? 'allowed' : `failed ${code}`;
-        if (got !== want) outcomes.push(`${route.method} ${route.url} as ${who}: ${want} expected, got ${response.statusCode} ${code}`);
+        if (got.outcome !== want) outcomes.push(`${route.method} ${route.url} as ${who}: ${want} expected, got ${got.detail}`);
       }
     }
     expect(outcomes).toEqual([]);
   });
+
+  it('lists in the session, for each role, exactly the interface actions whose routes answer it', async () => {
+    const mismatches: string[] = [];
+    for (const [who, credential] of credentials) {
+      const session = await app.inject({ method: 'GET', url: '/ui/api/session', headers: { cookie: credential.cookie } });
+      expect(session.statusCode, session.body).toBe(200);
+      const data = session.json().data as { actions: string[]; projects: { projectId: string; actions: string[] }[] };
+      const inProject = data.projects.find((p) => p.projectId === project.projectId)?.actions ?? [];
+      for (const action of ACTIONS) {
+        const [method, url] = ACTION_ROUTES[action].split(' ') as [string, string];
+        const shown = inProject.includes(action) || data.actions.includes(action);
+        // What the interface shows is what the route allows, through the session as the interface calls it.
+        const allowed = (await outcomeOf(method, url.replace('/v1/', '/ui/api/v1/'), who)).outcome === 'allowed';
+        if (shown !== allowed) mismatches.push(`${action} as ${who}: ${shown ? 'shown' : 'hidden'} but the route is ${allowed ? 'allowed' : 'refused'}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
 });
+
+/** Calls a route as a person the way the matrix judges it: allowed, forbidden, hidden or refused. */
+async function outcomeOf(method: string, routeUrl: string, who: Who): Promise<{ outcome: string; detail: string }> {
+  const credential = credentials.get(who)!;
+  const rule = ruleOf(method, routeUrl)!;
+  const viaUi = routeUrl.startsWith('/ui/api/');
+  const { url, payload } = sample(method, routeUrl);
+  const headers = viaUi ? { cookie: credential.cookie, ...SAME_ORIGIN } : bearer(credential.token);
+  const response = await app.inject({
+    method: method as 'GET',
+    url,
+    headers: { ...headers, 'x-service-project-id': project.projectId },
+    ...(payload !== undefined ? { payload } : {}),
+    remoteAddress: '203.0.113.7',
+  });
+  const code = response.statusCode >= 400 ? (response.json() as { error: { code: string } }).error.code : '';
+  // Ingestion reads its body before the key (event protocol 1.5): any refusal is a refusal.
+  const outcome =
+    rule.kind === 'ingest' && response.statusCode >= 400 && response.statusCode < 500 ? 'refused'
+    : code === 'forbidden' ? 'forbidden' : code === 'project_not_found' || (code === 'not_found' && HIDDEN_AS_NOT_FOUND.has(`${method} ${routeUrl.replace('/ui/api/v1/', '/v1/')}`)) ? 'hidden' : code === 'unauthorized' ? 'refused' : response.statusCode < 500 ? 'allowed' : `failed ${code}`;
+  return { outcome, detail: `${response.statusCode} ${code}` };
+}

@@ -95,6 +95,29 @@ export async function rolesOf(db: Queryable, userId: string): Promise<{ projectI
   return result.rows.map((r) => ({ projectId: r.project_id, slug: r.slug, role: r.role }));
 }
 
+/** Admins shown per project to members below admin, so they know whom to ask (bounded). */
+const ADMINS_SHOWN = 5;
+
+/** The active admins of each project (e-mail, name), at most ADMINS_SHOWN each, by e-mail. */
+export async function adminsOf(db: Queryable, projectIds: string[]): Promise<Map<string, { email: string; name: string }[]>> {
+  const byProject = new Map<string, { email: string; name: string }[]>();
+  if (projectIds.length === 0) return byProject;
+  const result = await db.query<{ project_id: string; email: string; display_name: string }>(
+    `SELECT project_id, email, display_name FROM (
+       SELECT m.project_id, u.email, u.display_name, row_number() OVER (PARTITION BY m.project_id ORDER BY lower(u.email)) AS n
+         FROM project_members m JOIN users u ON u.id = m.user_id
+        WHERE m.project_id = ANY($1::uuid[]) AND m.role = 'admin' AND u.state = 'active') a
+      WHERE n <= $2 ORDER BY project_id, lower(email)`,
+    [projectIds, ADMINS_SHOWN],
+  );
+  for (const r of result.rows) {
+    const list = byProject.get(r.project_id) ?? [];
+    list.push({ email: r.email, name: r.display_name });
+    byProject.set(r.project_id, list);
+  }
+  return byProject;
+}
+
 export async function allProjects(db: Queryable): Promise<{ projectId: string; slug: string }[]> {
   const result = await db.query<{ id: string; slug: string }>('SELECT id, slug FROM projects ORDER BY slug');
   return result.rows.map((r) => ({ projectId: r.id, slug: r.slug }));
@@ -190,6 +213,11 @@ export interface AccountClaims {
 /** The account's claims as seen from one project; locks the account's row. Null for an unknown account. */
 export async function accountClaims(db: Queryable, userId: string, projectId: string, at: Date): Promise<AccountClaims | null> {
   if (!(await lockUser(db, userId))) return null;
+  return readAccountClaims(db, userId, projectId, at);
+}
+
+/** The claims without the lock: for showing what a list offers (the issuer checks again, locked). */
+export async function readAccountClaims(db: Queryable, userId: string, projectId: string, at: Date): Promise<AccountClaims | null> {
   const result = await db.query<{ owner: boolean; invited_into: string | null; other_projects: number; instance_link_live: boolean }>(
     `SELECT u.owner, u.invited_into,
             (SELECT count(*)::int FROM project_members m WHERE m.user_id = u.id AND m.project_id <> $2) AS other_projects,

@@ -128,7 +128,7 @@ describe('the session cookie', () => {
     const current = await getSession(target, cookie);
     expect(current.statusCode).toBe(200);
     expect(current.json()).toEqual({
-      data: { expiresAt: new Date(T0 + SESSION_LIFETIME_SECONDS * 1000).toISOString(), signedInAs: 'admin-token', user: null, projects: expect.any(Array) },
+      data: { expiresAt: new Date(T0 + SESSION_LIFETIME_SECONDS * 1000).toISOString(), signedInAs: 'admin-token', user: null, actions: ['instance.read', 'projects.create', 'users.manage'], projects: expect.any(Array) },
     });
     time.advance(SESSION_LIFETIME_SECONDS * 1000 - 1000);
     expect((await getSession(target, cookie)).statusCode).toBe(200);

@@ -40,7 +40,7 @@ export function useInterface(options: { demo?: boolean } = {}): InterfaceFixture
     fixture.signIn = async (page) => {
       await page.getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      await page.getByRole('button', { name: /^Signed in as/ }).waitFor();
     };
     fixture.checkAccessibility = async (page, what) => {
       expect(await seriousAxeFindings(page), `axe findings on ${what}`).toEqual([]);

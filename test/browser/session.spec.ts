@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useInterface } from './fixture.ts';
+import { signOut } from './people.ts';
 import { startServer, TEST_ADMIN_TOKEN } from './server.ts';
 
 describe('session in the browser', () => {
@@ -65,7 +66,7 @@ describe('session in the browser', () => {
     // Signed in, the only project's journeys page loads; sign out once it has.
     await page.locator('.chart svg').waitFor();
     await page.locator('table.journeys tbody tr').first().waitFor();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signOut(page);
     await page.waitForURL(/\/ui\/sign-in/);
     expect(await ui.browser.context.cookies(ui.server.baseUrl + '/ui/')).toEqual([]);
 

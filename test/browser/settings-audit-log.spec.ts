@@ -48,7 +48,9 @@ describe('Settings: audit log', () => {
 
     const { page } = await ui.open('/ui/sign-in?next=' + encodeURIComponent('/ui/settings/audit-log'));
     await ui.signIn(page);
-    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    // The page's title is a heading below Settings, the one h1 of the page.
+    await page.getByRole('heading', { name: 'Audit log', level: 2 }).waitFor();
+    expect(await page.locator('h1').count()).toBe(1);
     await page.locator('table.audit-log tbody tr').first().waitFor();
     expect(await page.locator('table.audit-log').textContent()).toContain('replay_destination.created');
 

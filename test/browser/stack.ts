@@ -37,6 +37,6 @@ export async function signedInPage(context: BrowserContext, baseUrl: string, pat
   await page.goto(`${baseUrl}/ui/sign-in?next=${encodeURIComponent(path)}`);
   await page.getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await page.getByRole('button', { name: /^Signed in as/ }).waitFor();
   return page;
 }

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createProject } from '../../src/projects/projects-sql.ts';
 import { useInterface } from './fixture.ts';
+import { signOut } from './people.ts';
 import { adminApi, findLostPhone } from './subjects.ts';
 
 describe('a team in the browser', () => {
@@ -22,7 +23,7 @@ describe('a team in the browser', () => {
     const link = (await page.locator('output.invite-link').textContent())!;
     expect(link).toMatch(/\/ui\/set-password#token=[A-Za-z0-9_-]{43}$/);
     await page.getByRole('cell', { name: 'ada@example.com', exact: true }).waitFor();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signOut(page);
     await page.waitForURL(/\/ui\/sign-in/);
 
     await page.goto(link);

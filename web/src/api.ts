@@ -25,6 +25,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly retryAfterSeconds: number | null = null,
+    /** The spec's `details`: each problem with its field's path (web/src/lib/field-problems.ts words them). */
+    readonly details: { path: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -62,13 +64,14 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   const text = await response.text();
   const payload: unknown = text === '' ? null : JSON.parse(text);
   if (!response.ok && !options.dataStatuses?.includes(response.status)) {
-    const error = (payload as { error?: { code?: string; message?: string } } | null)?.error;
+    const error = (payload as { error?: { code?: string; message?: string; details?: { path: string; message: string }[] } } | null)?.error;
     const retryAfter = Number(response.headers.get('retry-after'));
     const apiError = new ApiError(
       response.status,
       error?.code ?? 'http_' + response.status,
       error?.message ?? `The server answered ${response.status}.`,
       Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+      Array.isArray(error?.details) ? error.details : [],
     );
     if (response.status === 401 && !options.quietUnauthorized) onUnauthorized();
     throw apiError;

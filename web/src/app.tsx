@@ -3,7 +3,10 @@ import { AlertRulesPage } from './pages/alert-rules.tsx';
 import { ExpectationsPage } from './pages/expectations.tsx';
 import { useCallback, useEffect, useState } from 'react';
 import { request, setUnauthorizedHandler, type Project, type SessionInfo } from './api.ts';
-import { SessionContext, useCan } from './roles.tsx';
+import { SessionContext, useAllowed } from './roles.tsx';
+import { RoleNeeded } from './components/role-needed.tsx';
+import { AccountMenu } from './components/account-menu.tsx';
+import { AccountPage } from './pages/account.tsx';
 import { SetPasswordPage } from './pages/set-password.tsx';
 import { ErrorMessage, Loading } from './components/common.tsx';
 import { UserText } from './components/user-text.tsx';
@@ -94,6 +97,7 @@ function SignedIn() {
   if (error) page = <ErrorMessage error={error} />;
   else if (!projects) page = <Loading what="projects" />;
   else if (loc.path === '/settings' || loc.path.startsWith('/settings/')) page = <SettingsRoute path={loc.path} params={loc.params} projects={projects} reloadProjects={loadProjects} />;
+  else if (loc.path === '/account') page = <AccountPage />;
   else if (!match && loc.path !== '/') page = <NotFound title="Page not found" reason="There is no page at this address." />;
   else if (!match) page = <ProjectsPage projects={projects} />;
   else if (!project) page = <NotFound title="Project not found" reason="This project does not exist, or it was deleted. Choose another one." />;
@@ -129,10 +133,12 @@ function SignedIn() {
               <Link to={`/projects/${project.id}/expectations`} aria-current={match?.[2] === '/expectations' ? 'page' : undefined}>
                 Expectations
               </Link>
-              <Link to={`/projects/${project.id}/alerts`} aria-current={match?.[2] === '/alerts' ? 'page' : undefined}>
+              <AllowedLink projectId={project.id} action="alerts.manage" to={`/projects/${project.id}/alerts`} current={match?.[2] === '/alerts'}>
                 Alerts
-              </Link>
-              <MembersLink projectId={project.id} />
+              </AllowedLink>
+              <AllowedLink projectId={project.id} action="members.manage" to={`/settings/projects/${project.id}/members`} current={false}>
+                Members
+              </AllowedLink>
             </nav>
             <HeaderSearch projectId={project.id} initial={match?.[2] === '/search' ? (loc.params.get('q') ?? '') : ''} />
           </>
@@ -140,9 +146,7 @@ function SignedIn() {
         <Link to="/settings" className="settings-link" aria-current={loc.path.startsWith('/settings') ? 'page' : undefined}>
           Settings
         </Link>
-        <button type="button" className="link-button sign-out" onClick={signOut}>
-          Sign out
-        </button>
+        <AccountMenu onSignOut={() => void signOut()} />
       </header>
       <main id="main">{page}</main>
       <BuildFooter />
@@ -150,14 +154,19 @@ function SignedIn() {
   );
 }
 
-/** Members, a page of Settings: for the project's admins only. */
-function MembersLink({ projectId }: { projectId: string }) {
-  if (!useCan(projectId, 'admin')) return null;
+/** A link shown only when the person's role allows the action it leads to. */
+function AllowedLink({ projectId, action, to, current, children }: { projectId: string; action: Parameters<typeof useAllowed>[1]; to: string; current: boolean; children: string }) {
+  if (!useAllowed(projectId, action)) return null;
   return (
-    <Link to={`/settings/projects/${projectId}/members`}>
-      Members
+    <Link to={to} aria-current={current ? 'page' : undefined}>
+      {children}
     </Link>
   );
+}
+
+function AlertsRoute({ project }: { project: Project }) {
+  if (!useAllowed(project.id, 'alerts.manage')) return <RoleNeeded title="Alerts" action="alerts.manage" projectId={project.id} />;
+  return <AlertRulesPage project={project} />;
 }
 
 function ProjectRoute({ project, rest, params }: { project: Project; rest: string; params: URLSearchParams }) {
@@ -165,7 +174,7 @@ function ProjectRoute({ project, rest, params }: { project: Project; rest: strin
   if (rest === '/members') return <Redirect to={`/settings/projects/${project.id}/members`} />;
   if (rest === '/compare') return <ComparePage project={project} params={params} />;
   if (rest === '/expectations') return <ExpectationsPage project={project} />;
-  if (rest === '/alerts') return <AlertRulesPage project={project} />;
+  if (rest === '/alerts') return <AlertsRoute project={project} />;
   if (rest === '/search') return <SearchPage project={project} q={params.get('q') ?? ''} />;
   const journey = /^\/journeys\/([^/]+)$/.exec(rest);
   if (journey) return <JourneyPage project={project} journeyId={decodeURIComponent(journey[1]!)} params={params} />;

@@ -3,11 +3,24 @@ import { z } from 'zod';
 import { timestampSchema } from '../answers.ts';
 
 const roleSchema = z.enum(['viewer', 'operator', 'admin']);
+// The names are src/auth/policy.ts's ACTION_ROUTES keys (the kernel imports no capability).
+const actionSchema = z.string().describe('An action of the interface, named after the route it calls (src/auth/policy.ts).');
 
 export const principalSchema = z.strictObject({
   signedInAs: z.enum(['admin-token', 'user']),
   user: z.strictObject({ id: z.uuid(), email: z.string(), name: z.string(), owner: z.boolean() }).nullable(),
-  projects: z.array(z.strictObject({ projectId: z.uuid(), slug: z.string(), role: roleSchema })).describe('Every project reached, with the role acted with.'),
+  actions: z.array(actionSchema).describe('Instance-wide actions allowed (routes of owners and the admin token).'),
+  projects: z
+    .array(
+      z.strictObject({
+        projectId: z.uuid(),
+        slug: z.string(),
+        role: roleSchema,
+        actions: z.array(actionSchema).describe("The actions the role allows in the project, from the server's own route rules."),
+        admins: z.array(z.strictObject({ email: z.string(), name: z.string() })).describe("The project's admins (a few), listed when the role is below admin; empty otherwise."),
+      }),
+    )
+    .describe('Every project reached, with the role acted with.'),
 });
 
 export const userSchema = z
@@ -57,6 +70,7 @@ export const pendingMemberSchema = userSchema
     role: roleSchema,
     linkExpiresAt: timestampSchema.nullable().describe("The newest unused link's expiry, passed or not; null when none is left."),
     linkExpired: z.boolean(),
+    canIssueLink: z.boolean().describe('Whether the caller may issue this member a new link (docs/roles.md, "Account lifecycle").'),
   })
   .meta({ id: 'PendingMember', description: 'A member who has not set a password or signed in yet.' });
 

@@ -5,7 +5,7 @@ import { clockSkewMs } from '../lib/timeline.ts';
 import { ErrorMessage, Loading } from './common.tsx';
 import { DiffTable, type FollowHandler } from './diff-table.tsx';
 import { ReplayPanel } from './replay-panel.tsx';
-import { useCan } from '../roles.tsx';
+import { useAllowed } from '../roles.tsx';
 import { UserText } from './user-text.tsx';
 import { AliasValue } from './alias-value.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
@@ -35,7 +35,7 @@ export function EventDetailPanel({ project, eventId, onFollow }: { project: Proj
   const [diff, setDiff] = useState<{ rows: DiffRow[]; truncated: boolean } | null>(null);
   const [error, setError] = useState<unknown>(null);
   // Replaying takes the operator role: a viewer is not offered the panel.
-  const canReplay = useCan(project.id, 'operator');
+  const canReplay = useAllowed(project.id, 'replay.send');
 
   useEffect(() => {
     const controller = new AbortController();

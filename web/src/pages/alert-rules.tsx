@@ -3,7 +3,9 @@
 
 import { useEffect, useState, type FormEvent } from 'react';
 import { request, type AlertDelivery, type AlertRule, type AlertRuleRequest, type NewAlertRule, type Project } from '../api.ts';
-import { EnvironmentOptions, ErrorMessage, Loading } from '../components/common.tsx';
+import { EnvironmentOptions, Loading } from '../components/common.tsx';
+import { FormProblems } from '../components/form-problems.tsx';
+import { problem, type FieldLabels, type FieldProblem } from '../lib/field-problems.ts';
 import { FINDING_LABELS } from '../components/findings.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
@@ -11,11 +13,33 @@ import { formatTime } from '../lib/format.ts';
 
 const HOUR_MS = 3_600_000;
 
+export const RULE_LABELS: FieldLabels = {
+  name: 'Name',
+  kind: 'Finding',
+  path: 'Field path',
+  entityType: 'Entity type',
+  environment: 'Environment',
+  'threshold.count': 'At least (findings)',
+  'threshold.windowMinutes': 'Within (minutes)',
+  threshold: 'Threshold',
+  'channel.url': 'URL',
+  'channel.type': 'Channel',
+};
+
+/** The form's own checks of the threshold, the server's rules in words (src/alerts/rule-input.ts). */
+export function thresholdProblems(count: string, windowMinutes: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (!/^\d+$/.test(count) || Number(count) < 1 || Number(count) > 1_000_000) problems.push(problem('threshold.count', RULE_LABELS, 'must be a whole number from 1 to 1000000'));
+  if (!/^\d+$/.test(windowMinutes) || Number(windowMinutes) < 1 || Number(windowMinutes) > 1440) problems.push(problem('threshold.windowMinutes', RULE_LABELS, 'must be a whole number of minutes from 1 to 1440 (a day)'));
+  return problems;
+}
+
 export function AlertRulesPage({ project }: { project: Project }) {
   const [rules, setRules] = useState<AlertRule[] | null>(null);
   const [created, setCreated] = useState<NewAlertRule | null>(null);
   const [log, setLog] = useState<{ rule: AlertRule; items: AlertDelivery[] } | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [problems, setProblems] = useState<FieldProblem[]>([]);
   const base = `/v1/projects/${project.id}/alert-rules`;
   const options = { projectId: project.id };
   const reload = () => request<{ items: AlertRule[] }>(base, options).then((data) => setRules(data.items), setError);
@@ -30,6 +54,9 @@ export function AlertRulesPage({ project }: { project: Project }) {
     setError(null);
     const form = new FormData(event.currentTarget);
     const text = (name: string) => String(form.get(name) ?? '').trim();
+    const found = thresholdProblems(text('count') || '1', text('windowMinutes') || '1');
+    setProblems(found);
+    if (found.length > 0) return;
     const count = Number(text('count') || '1');
     const windowMinutes = Number(text('windowMinutes') || '1');
     const body: AlertRuleRequest = {
@@ -74,7 +101,7 @@ export function AlertRulesPage({ project }: { project: Project }) {
         <h1>Alerts</h1>
       </div>
       <p className="muted">Rules send a signed webhook when findings reach a threshold. With no rule nothing is sent.</p>
-      <ErrorMessage error={error} />
+      <FormProblems error={error} labels={RULE_LABELS} problems={problems} />
       {created ? (
         <div className="secret" role="status">
           <p>

@@ -4,13 +4,13 @@ import { ErrorMessage } from '../components/common.tsx';
 import { navigate } from '../router.tsx';
 import { entityIdText } from '../lib/format.ts';
 import { UserText } from '../components/user-text.tsx';
-import { useCan } from '../roles.tsx';
+import { useAllowed } from '../roles.tsx';
 import { useAction } from '../lib/use-action.ts';
 
 /** Deleting is final: the confirmation names the journey and what goes with it. */
 export function DeleteJourney(props: { project: Project; journey: JourneyDetail; title: string }) {
   // Deleting takes the operator role: a viewer is not offered the button.
-  return useCan(props.project.id, 'operator') ? <DeleteJourneyButton {...props} /> : null;
+  return useAllowed(props.project.id, 'journey.delete') ? <DeleteJourneyButton {...props} /> : null;
 }
 
 function DeleteJourneyButton({ project, journey, title }: { project: Project; journey: JourneyDetail; title: string }) {

@@ -8,6 +8,7 @@ import { UserText } from '../../components/user-text.tsx';
 import { formatTime } from '../../lib/format.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { useAction } from '../../lib/use-action.ts';
+import { SecretOnce } from '../../components/secret-once.tsx';
 
 // No environment has an empty name, so the empty value stands for "a new one".
 const NEW_ENVIRONMENT = '';
@@ -126,43 +127,25 @@ function NewKey({ project, environments, onCreated }: { project: Project; enviro
 
 /** The secret, once: it lives in this component's state only, so a reload cannot show it again. */
 function NewSecret({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
-  const [copy, setCopy] = useState<'idle' | 'copied' | 'unavailable'>('idle');
-  const copySecret = async () => {
-    // The Clipboard API exists only in secure contexts (https or localhost) and may be refused.
-    if (!navigator.clipboard?.writeText) {
-      setCopy('unavailable');
-      return;
-    }
-    try {
-      await navigator.clipboard.writeText(created.apiKey);
-      setCopy('copied');
-    } catch {
-      setCopy('unavailable');
-    }
-  };
   return (
-    <section className="card new-secret" aria-labelledby="new-secret-heading">
-      <h3 id="new-secret-heading">
-        Your new key “<UserText text={created.key.name} />” for <UserText text={created.key.environment} />
-      </h3>
-      <p className="warning">
-        <strong>Copy it now: it will not be shown again.</strong> jtrace keeps only its prefix <code>{created.key.prefix}</code>; a lost key is revoked and
-        replaced.
-      </p>
-      <label htmlFor="new-secret-value">API key</label>
-      <input id="new-secret-value" className="secret" readOnly value={created.apiKey} onFocus={(e) => e.currentTarget.select()} />
-      <div className="secret-actions">
-        <button type="button" onClick={() => void copySecret()}>
-          Copy key
-        </button>
-        <button type="button" onClick={onDone}>
-          Done
-        </button>
-      </div>
-      <p role="status" className="muted">
-        {copy === 'copied' ? 'Copied to the clipboard.' : copy === 'unavailable' ? 'This browser cannot copy here: select the key above and copy it by hand.' : ''}
-      </p>
-    </section>
+    <SecretOnce
+      id="new-secret"
+      heading={
+        <>
+          Your new key “<UserText text={created.key.name} />” for <UserText text={created.key.environment} />
+        </>
+      }
+      warning={
+        <>
+          <strong>Copy it now: it will not be shown again.</strong> jtrace keeps only its prefix <code>{created.key.prefix}</code>; a lost key is revoked and
+          replaced.
+        </>
+      }
+      label="API key"
+      value={created.apiKey}
+      copyLabel="Copy key"
+      onDone={onDone}
+    />
   );
 }
 

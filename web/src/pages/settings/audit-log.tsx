@@ -3,7 +3,9 @@
 // "Load more" follows the keyset cursor; the CSV export takes the same filters.
 import { useEffect, useState, type FormEvent } from 'react';
 import { API_BASE, query, request, type AuditEntry, type Page, type Project } from '../../api.ts';
-import { ErrorMessage, Loading } from '../../components/common.tsx';
+import { Loading } from '../../components/common.tsx';
+import { FormProblems } from '../../components/form-problems.tsx';
+import { problem, type FieldLabels, type FieldProblem } from '../../lib/field-problems.ts';
 import { UserText } from '../../components/user-text.tsx';
 import { navigate, useLocation } from '../../router.tsx';
 import { useIsOwner, useSessionInfo } from '../../roles.tsx';
@@ -18,6 +20,8 @@ const ACTIONS = [
   'replay_destination.enabled', 'member.role_changed', 'user.created', 'user.disabled', 'user.enabled', 'token.created',
   'token.revoked', 'session.signed_in', 'session.sign_in_refused', 'password.reset',
 ];
+
+const FILTER_LABELS: FieldLabels = { since: 'Since', until: 'Until', actor: 'Actor', action: 'Action', project: 'Project', kind: 'Kind' };
 
 /** `datetime-local` holds a local time without zone; the address holds an instant. */
 function toInstant(local: string): string {
@@ -67,7 +71,7 @@ export function AuditLogPage({ projects }: { projects: Project[] }) {
 
   return (
     <>
-      <h1>Audit log</h1>
+      <h2>Audit log</h2>
       <p className="muted">Who did what: the audit rows, every settings change with its values before and after, and (for owners) sign-ins and accounts.</p>
       <FilterForm filters={filters} projects={projects} />
       <p>
@@ -75,7 +79,7 @@ export function AuditLogPage({ projects }: { projects: Project[] }) {
           Export these rows as CSV
         </a>
       </p>
-      <ErrorMessage error={error} />
+      <FormProblems error={error} labels={FILTER_LABELS} />
       {page === null ? (
         error ? null : <Loading what="the audit log" />
       ) : page.items.length === 0 ? (
@@ -112,13 +116,17 @@ function FilterForm({ filters, projects }: { filters: Filters; projects: Project
   // A person reads the rows of the projects they administer; owners and the admin token every project's.
   const session = useSessionInfo();
   const owner = useIsOwner();
-  const readable = owner ? projects : projects.filter((p) => session?.projects.some((s) => s.projectId === p.id && s.role === 'admin'));
+  const readable = owner ? projects : projects.filter((p) => session?.projects.some((s) => s.projectId === p.id && s.actions.includes('auditLog.read')));
+  const [problems, setProblems] = useState<FieldProblem[]>([]);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const value = (name: string) => String(form.get(name) ?? '').trim();
     const next = { actor: value('actor'), action: value('action'), kind: value('kind'), project: value('project'), since: toInstant(value('since')), until: toInstant(value('until')) };
-    navigate(`/settings/audit-log${query(next)}`);
+    // The server refuses it too (invalid_query); said here, by field, before asking.
+    const found = next.since !== '' && next.until !== '' && Date.parse(next.until) <= Date.parse(next.since) ? [problem('until', FILTER_LABELS, 'must be after Since')] : [];
+    setProblems(found);
+    if (found.length === 0) navigate(`/settings/audit-log${query(next)}`);
   };
   // Keyed by the address: going back or forward refills the fields.
   return (
@@ -167,8 +175,9 @@ function FilterForm({ filters, projects }: { filters: Filters; projects: Project
       </label>
       <label>
         Until
-        <input name="until" type="datetime-local" defaultValue={toLocal(filters.until)} />
+        <input name="until" type="datetime-local" defaultValue={toLocal(filters.until)} aria-invalid={problems.length > 0 ? true : undefined} />
       </label>
+      <FormProblems error={null} labels={FILTER_LABELS} problems={problems} />
       <div className="audit-filter-actions">
         <button type="submit">Apply filters</button>
         <button type="button" onClick={() => navigate('/settings/audit-log')}>

@@ -2,7 +2,8 @@
 // edited, asked of the server (the same preparation ingestion runs) shortly after each edit.
 import { useEffect, useState } from 'react';
 import { request, type CapturePreview, type CapturePreviewRequest, type EnvironmentDetail } from '../../api.ts';
-import { ErrorMessage } from '../../components/common.tsx';
+import { FormProblems } from '../../components/form-problems.tsx';
+import { SETTINGS_LABELS } from './environment-problems.ts';
 import { UserText } from '../../components/user-text.tsx';
 import { formatJson, formatTime } from '../../lib/format.ts';
 
@@ -30,9 +31,11 @@ const EXAMPLE = JSON.stringify(
   2,
 );
 
-export function CapturePreviewPanel({ url, environment, settings, recentEvents }: {
+export function CapturePreviewPanel({ url, environment, settings, recentEvents, blocked = false }: {
   /** The environment's route; the preview is its `/capture-preview`. */
   url: string;
+  /** The settings form found a problem and says so: no preview is asked, and no second message shown. */
+  blocked?: boolean;
   environment: string;
   settings: DraftSettings;
   recentEvents: EnvironmentDetail['recentEvents'];
@@ -46,6 +49,11 @@ export function CapturePreviewPanel({ url, environment, settings, recentEvents }
 
   useEffect(() => {
     let body: CapturePreviewRequest;
+    if (blocked) {
+      setPreview(null);
+      setError(null);
+      return;
+    }
     if (source === 'event') {
       if (eventId === '') return;
       body = { settings, eventId };
@@ -77,7 +85,7 @@ export function CapturePreviewPanel({ url, environment, settings, recentEvents }
       controller.abort();
     };
     // settingsKey stands for settings: a new object with the same rules asks nothing again.
-  }, [url, settingsKey, source, eventId, pasted]);
+  }, [url, settingsKey, source, eventId, pasted, blocked]);
 
   return (
     <section className="card capture-preview" aria-labelledby="preview-title">
@@ -111,7 +119,8 @@ export function CapturePreviewPanel({ url, environment, settings, recentEvents }
         </>
       )}
       <div aria-live="polite" className="preview-result">
-        <ErrorMessage error={error} />
+        {blocked ? <p className="muted">The preview waits until the settings above are valid.</p> : null}
+        <FormProblems error={error} labels={SETTINGS_LABELS} />
         {preview ? <PreviewResult preview={preview} /> : null}
       </div>
     </section>

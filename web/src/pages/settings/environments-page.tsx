@@ -5,6 +5,8 @@
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { request, type EnvironmentChangeRequest, type EnvironmentDetail, type EnvironmentSettings, type NewEnvironmentRequest, type Project } from '../../api.ts';
 import { ErrorMessage, Loading } from '../../components/common.tsx';
+import { FormProblems, invalid } from '../../components/form-problems.tsx';
+import { SETTINGS_LABELS, settingsProblems } from './environment-problems.ts';
 import { UserText } from '../../components/user-text.tsx';
 import { Link, navigate } from '../../router.tsx';
 import { CapturePreviewPanel, type DraftSettings } from './capture-preview-panel.tsx';
@@ -155,9 +157,12 @@ function EnvironmentEditor({ project, name }: { project: Project; name: string }
 
   const change = changeOf(saved, draft);
   const unchanged = Object.keys(change).length === 0;
+  // Said at once, by field and line, and sent nowhere: neither the preview nor the save.
+  const problems = settingsProblems({ retentionDays: draft.retentionDays, redaction: settings.redactionPaths, allowlist: settings.captureAllowlist });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setStatus(null);
+    if (problems.length > 0) return;
     void run(async () => {
       const detail = await request<EnvironmentDetail>(url, { method: 'PATCH', body: change });
       setSaved(detail);
@@ -191,7 +196,7 @@ function EnvironmentEditor({ project, name }: { project: Project; name: string }
         <label htmlFor={id('retention')}>Retention (days)</label>
         <input id={id('retention')} type="number" required min={1} max={36500} step={1} value={draft.retentionDays} onChange={(e) => setDraft({ ...draft, retentionDays: e.target.value })} />
         <label htmlFor={id('redaction')}>Redaction rules, one per line</label>
-        <textarea id={id('redaction')} rows={4} spellCheck={false} aria-describedby={id('redaction-hint')} value={draft.redaction} onChange={(e) => setDraft({ ...draft, redaction: e.target.value })} />
+        <textarea id={id('redaction')} rows={4} spellCheck={false} aria-describedby={id('redaction-hint')} aria-invalid={invalid(error, SETTINGS_LABELS, problems, 'redactionPaths')} value={draft.redaction} onChange={(e) => setDraft({ ...draft, redaction: e.target.value })} />
         <p id={id('redaction-hint')} className="muted">
           For example <code>customer.ssn</code>, <code>*.password</code>, <code>items[*].card</code> or <code>**.token</code>. Built-in secret names are always redacted.
         </p>
@@ -208,14 +213,14 @@ function EnvironmentEditor({ project, name }: { project: Project; name: string }
             Discard changes
           </button>
         </div>
-        <ErrorMessage error={error} />
+        <FormProblems error={error} labels={SETTINGS_LABELS} problems={problems} />
         {status ? (
           <p role="status" className="notice">
             {status}
           </p>
         ) : null}
       </form>
-      <CapturePreviewPanel url={url} environment={name} settings={settings} recentEvents={saved.recentEvents} />
+      <CapturePreviewPanel url={url} environment={name} settings={settings} recentEvents={saved.recentEvents} blocked={problems.length > 0} />
       <SettingsHistory rows={saved.history} title={`History of ${name}`} />
     </div>
   );

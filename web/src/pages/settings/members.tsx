@@ -233,9 +233,14 @@ function Pending({ base, pending }: { base: string; pending: PendingMember[] | n
                     )}
                   </td>
                   <td className="cell-actions">
-                    <button type="button" className="small" onClick={() => void reissue(person)}>
-                      New link <span className="visually-hidden">for {person.email}</span>
-                    </button>
+                    {/* The server says whose link this admin may issue (docs/roles.md, "Account lifecycle"). */}
+                    {person.canIssueLink ? (
+                      <button type="button" className="small" onClick={() => void reissue(person)}>
+                        New link <span className="visually-hidden">for {person.email}</span>
+                      </button>
+                    ) : (
+                      <span className="muted">an owner issues the link</span>
+                    )}
                   </td>
                 </tr>
               );

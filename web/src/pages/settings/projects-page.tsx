@@ -6,7 +6,7 @@ import { ErrorMessage } from '../../components/common.tsx';
 import { UserText } from '../../components/user-text.tsx';
 import { useIsOwner } from '../../roles.tsx';
 import { Link } from '../../router.tsx';
-import { PROJECT_SECTIONS } from './settings-shell.tsx';
+import { useProjectSections } from './settings-shell.tsx';
 import { useAction } from '../../lib/use-action.ts';
 
 export function ProjectsSettingsPage({ projects, reloadProjects }: { projects: Project[]; reloadProjects: () => void }) {
@@ -34,9 +34,7 @@ export function ProjectsSettingsPage({ projects, reloadProjects }: { projects: P
             {projects.map((project) => (
               <tr key={project.id}>
                 <td>
-                  <Link to={`/settings/projects/${project.id}/${PROJECT_SECTIONS[0].slug}`}>
-                    <UserText text={project.name} />
-                  </Link>
+                  <ProjectName project={project} />
                 </td>
                 <td>
                   <code>{project.slug}</code>
@@ -126,5 +124,15 @@ function RenameProject({ project, onRenamed }: { project: Project; onRenamed: ()
       </button>
       <ErrorMessage error={error} />
     </form>
+  );
+}
+
+/** The project's first settings page its role allows; its journeys when it allows none. */
+function ProjectName({ project }: { project: Project }) {
+  const first = useProjectSections(project.id)[0];
+  return (
+    <Link to={first ? `/settings/projects/${project.id}/${first.slug}` : `/projects/${project.id}/journeys`}>
+      <UserText text={project.name} />
+    </Link>
   );
 }

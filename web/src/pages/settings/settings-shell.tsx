@@ -3,17 +3,17 @@
 // the instance page are instance-wide.
 import type { ReactNode } from 'react';
 import type { Project } from '../../api.ts';
-import { useCan, useIsOwner } from '../../roles.tsx';
+import { sessionProject, useAllowedSomewhere, useInstanceAllowed, useSessionInfo, type Action } from '../../roles.tsx';
 import { Link, navigate } from '../../router.tsx';
 import { NotFound } from '../not-found.tsx';
 
 /** The project pages of Settings, in the order the navigation shows them. */
 export const PROJECT_SECTIONS = [
-  { slug: 'environments', title: 'Environments' },
-  { slug: 'api-keys', title: 'API keys' },
-  { slug: 'destinations', title: 'Replay destinations' },
-  { slug: 'members', title: 'Members' },
-] as const;
+  { slug: 'environments', title: 'Environments', action: 'environments.manage' },
+  { slug: 'api-keys', title: 'API keys', action: 'apiKeys.manage' },
+  { slug: 'destinations', title: 'Replay destinations', action: 'destinations.manage' },
+  { slug: 'members', title: 'Members', action: 'members.manage' },
+] as const satisfies readonly { slug: string; title: string; action: Action }[];
 
 export type ProjectSection = (typeof PROJECT_SECTIONS)[number]['slug'];
 
@@ -39,7 +39,8 @@ export function settingsPlace(path: string, projects: Project[]): SettingsPlace 
 
 /** The navigation beside every settings page; links a role cannot use are not shown. */
 export function SettingsLayout({ place, projects, children }: { place: SettingsPlace; projects: Project[]; children: ReactNode }) {
-  const owner = useIsOwner();
+  const instance = useInstanceAllowed('instance.read');
+  const auditLog = useAllowedSomewhere('auditLog.read');
   const current = place.kind === 'project' ? place.project : null;
   return (
     <div className="settings">
@@ -52,12 +53,14 @@ export function SettingsLayout({ place, projects, children }: { place: SettingsP
             </Link>
           </li>
           {current ? <ProjectLinks project={current} place={place} /> : null}
-          <li>
-            <Link to="/settings/audit-log" aria-current={place.kind === 'audit-log' ? 'page' : undefined}>
-              Audit log
-            </Link>
-          </li>
-          {owner ? (
+          {auditLog ? (
+            <li>
+              <Link to="/settings/audit-log" aria-current={place.kind === 'audit-log' ? 'page' : undefined}>
+                Audit log
+              </Link>
+            </li>
+          ) : null}
+          {instance ? (
             <li>
               <Link to="/settings/instance" aria-current={place.kind === 'instance' ? 'page' : undefined}>
                 Instance
@@ -83,14 +86,20 @@ export function SettingsLayout({ place, projects, children }: { place: SettingsP
   );
 }
 
+/** The project's settings pages its role allows (none: the project's name alone is not shown). */
+export function useProjectSections(projectId: string) {
+  const actions = sessionProject(useSessionInfo(), projectId)?.actions ?? [];
+  return PROJECT_SECTIONS.filter((section) => actions.includes(section.action));
+}
+
 function ProjectLinks({ project, place }: { project: Project; place: SettingsPlace }) {
-  const admin = useCan(project.id, 'admin');
-  if (!admin) return null;
+  const sections = useProjectSections(project.id);
+  if (sections.length === 0) return null;
   return (
     <li>
       <span className="settings-project-name">{project.name}</span>
       <ul>
-        {PROJECT_SECTIONS.map((section) => (
+        {sections.map((section) => (
           <li key={section.slug}>
             <Link
               to={`/settings/projects/${project.id}/${section.slug}`}
