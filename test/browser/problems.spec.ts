@@ -25,6 +25,8 @@ describe('problems in the browser', () => {
   async function operatorPage(role: 'operator' | 'viewer', path: string): Promise<Awaited<ReturnType<typeof ui.open>>> {
     const who = await person(ui.db.pool, { [ui.demo.projectId]: role });
     const opened = await ui.open('/ui/sign-in');
+    // A server without the batch replay routes answers 404: the verification stays away quietly.
+    opened.guard.expectResponse(404, /\/problems\/[^/]+\/replays$/, 10);
     await signInAs(opened.page, ui.server.baseUrl, who, path);
     return opened;
   }
@@ -74,9 +76,7 @@ describe('problems in the browser', () => {
 
   it('shows a problem to an operator with its timeline, place, examples and releases, and changes its status', { timeout: 120_000 }, async () => {
     const path = `/ui/projects/${ui.demo.projectId}/problems/${phone.id}`;
-    const { page, guard } = await operatorPage('operator', path);
-    // A server without the batch replay routes answers 404: the verification stays away quietly.
-    guard.expectResponse(404, /\/problems\/[^/]+\/replays$/, 10);
+    const { page } = await operatorPage('operator', path);
     await page.getByRole('heading', { level: 1, name: 'lost customer.phone at normalize-contact' }).waitFor();
     for (const size of WIDTHS) {
       await page.setViewportSize(size);
