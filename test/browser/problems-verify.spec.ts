@@ -1,7 +1,10 @@
 // Verifying a fix from a problem's page (docs/problems.md, "Verifying a fix by replay"): an
 // operator replays the problem's journeys to a development destination on loopback that now
 // keeps the field, and reads the progress, the verdicts, each journey's verdict and the export.
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyring } from '../../src/crypto/keyring.ts';
+import { TEST_ENCRYPTION_KEY } from '../helpers/app.ts';
 import { drainAll, quietAnalyzer } from '../../src/findings/test-kit.ts';
 import { useInterface } from './fixture.ts';
 import { person, signInAs } from './people.ts';
@@ -13,6 +16,7 @@ describe('verifying a fix in the browser', () => {
   const ui = useInterface();
   let echo: EchoDestination;
   let phone: ListedProblem;
+  let runner: { stop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
     const analyzer = quietAnalyzer(ui.db.pool);
@@ -27,8 +31,16 @@ describe('verifying a fix in the browser', () => {
       body: JSON.stringify({ name: 'fixed normalizer', baseUrl: echo.url, environmentType: 'development', headers: {} }),
     });
     expect(created.status).toBe(201);
+    // Batches run on a worker instance (src/main.ts starts the runner): this test runs one beside
+    // the server. Imported by its path: the runner lands with the batch replay routes.
+    const runnerModule = path.resolve(import.meta.dirname, '../../src/problem-replay/runner.ts');
+    const { startProblemReplayRunner } = (await import(runnerModule)) as {
+      startProblemReplayRunner: (deps: { pool: unknown; keyring: unknown; allowedHosts: readonly string[]; version: string; now: () => number; pollMs?: number }) => { stop(): Promise<void> };
+    };
+    runner = startProblemReplayRunner({ pool: ui.db.pool, keyring: createKeyring({ current: TEST_ENCRYPTION_KEY }), allowedHosts: ['127.0.0.1'], version: 'test', now: Date.now, pollMs: 100 });
   });
   afterAll(async () => {
+    await runner?.stop();
     await echo?.close();
   });
 

@@ -4,6 +4,7 @@
 // stays away.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { API_BASE, ApiError, query, request, type Destination, type Page, type ProblemDetail, type ProblemReplayBatch, type ProblemReplayResult, type ReplayVerdict } from '../api.ts';
+import { showBidiControls } from '../lib/bidi.ts';
 import { formatTime } from '../lib/format.ts';
 import { useAction } from '../lib/use-action.ts';
 import { useAllowed } from '../roles.tsx';
@@ -93,7 +94,7 @@ function VerifyPanel({ projectId, problem }: { projectId: string; problem: Probl
             <select name="destinationId" required>
               {destinations.map((d) => (
                 <option key={d.id} value={d.id}>
-                  {d.name} ({d.environmentType})
+                  {showBidiControls(d.name)} ({d.environmentType})
                 </option>
               ))}
             </select>
