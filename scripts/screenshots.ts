@@ -1,6 +1,6 @@
 // Writes docs/images/*.png: the journeys list, a journey with its diff, a replay result, a followed
 // field, a value lost in transit marked on the timeline, two journeys compared, two pages at a phone's width, the findings
-// filter with the top lost fields, expectations and alert rules, from the demo data on a throw-away database
+// filter with the top lost fields, the problems list and a problem, expectations and alert rules, from the demo data on a throw-away database
 // (npm run screenshots; needs web/dist and /usr/bin/chromium).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -92,6 +92,14 @@ try {
   await list.getByRole('region', { name: 'Top lost fields' }).waitFor();
   await list.locator('table.journeys .findings-cell').first().waitFor();
   await shoot(list, 'findings.png');
+
+  // Problems: the list, and the most common lost field's page (docs/problems.md, "In the interface").
+  await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/problems`);
+  await list.locator('table.problems svg.sparkline').first().waitFor();
+  await shoot(list, 'problems.png');
+  await list.getByRole('link', { name: 'lost customer.phone at normalize-contact' }).click();
+  await list.getByRole('region', { name: 'Releases' }).waitFor();
+  await shoot(list, 'problem.png');
 
   await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/expectations`);
   await list.locator('table.settings-table').waitFor();

@@ -148,6 +148,7 @@ export const ACTION_ROUTES = {
   'alerts.manage': 'POST /v1/projects/:projectId/alert-rules',
   'replay.send': 'POST /v1/replays',
   'journey.delete': 'DELETE /v1/journeys/:journeyId',
+  'problems.triage': 'PATCH /v1/projects/:projectId/problems/:problemId',
   'destinations.read': 'GET /v1/replay-destinations',
   'destinations.manage': 'POST /v1/replay-destinations',
   'members.manage': 'GET /v1/projects/:projectId/members',

@@ -48,18 +48,7 @@ describe('findings in the browser', () => {
     expect(await table.locator('tbody tr a.journey-link').first().getAttribute('href')).toContain(`jrn_demo_${1001 + DEMO_STALLED_JOURNEY}`);
   });
 
-  it('filters the list from the top lost fields panel', async () => {
-    const { page } = await signedIn(`/ui/projects/${ui.demo.projectId}/journeys`);
-    const panel = page.getByRole('region', { name: 'Top lost fields' });
-    await panel.waitFor();
-    expect(await panel.locator('li').first().textContent()).toContain('customer.phone');
-    await ui.checkAccessibility(page, 'the top lost fields panel');
-    await panel.getByRole('button', { name: 'customer.phone' }).click();
-    await expect.poll(() => new URL(page.url()).searchParams.get('path')).toBe('customer.phone');
-    expect(new URL(page.url()).searchParams.get('finding')).toBe('lost');
-    await expect.poll(() => page.locator('table.journeys tbody tr').count()).toBe(lostPhone.length);
-    expect(await panel.getByRole('button', { name: 'customer.phone' }).getAttribute('aria-pressed')).toBe('true');
-  });
+  // Top lost fields lists lost problems, each leading to its page: test/browser/problems.spec.ts.
 
   it('marks findings on the journey page and opens on the losing step', async () => {
     const i = lostPhone.find((n) => demoOutcome(n) === 'phone-lost')!;

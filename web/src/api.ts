@@ -175,3 +175,35 @@ export type PasswordLinkAnswer = z.output<typeof passwordLinkSchema>;
 // Settings: replay destinations and the audit log.
 export type UrlCheckResult = z.output<typeof urlCheckSchema>;
 export type AuditEntry = z.output<typeof auditEntrySchema>;
+
+// Problems (docs/problems.md): findings grouped by kind, field and place.
+export type Problem = z.output<typeof import('../../src/http/answer-schemas/problems.ts').problemSchema>;
+export type ProblemDetail = z.output<typeof import('../../src/http/answer-schemas/problems.ts').problemDetailSchema>;
+export type ProblemJourney = z.output<typeof import('../../src/http/answer-schemas/problems.ts').problemJourneySchema>;
+export type ProblemStatus = Problem['status'];
+
+// Verifying a fix by replay (docs/problems.md, "Verifying a fix by replay"): written from the
+// contract, as the interface may be served by a server without these routes (they answer 404).
+export interface ProblemReplayBatch {
+  id: string;
+  problemId: string;
+  destinationId: string;
+  destinationName: string;
+  status: 'running' | 'done' | 'cancelled';
+  requested: number;
+  completed: number;
+  counts: { kept: number; stillLost: number; failed: number };
+  ratePerSecond: number;
+  concurrency: number;
+  actor: { type: 'user' | 'admin_token' | 'cli'; id: string | null; name: string | null };
+  createdAt: string;
+  finishedAt: string | null;
+}
+export type ReplayVerdict = 'pending' | 'kept' | 'still_lost' | 'failed';
+export interface ProblemReplayResult {
+  journeyId: string;
+  verdict: ReplayVerdict;
+  replayId: string | null;
+  error: { code: string; message: string } | null;
+  finishedAt: string | null;
+}

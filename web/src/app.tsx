@@ -23,6 +23,10 @@ import { HeaderSearch } from './pages/header-search.tsx';
 import { NotFound, PROJECT_NOT_FOUND } from './pages/not-found.tsx';
 import { BuildFooter } from './components/build-footer.tsx';
 import { SettingsRoute } from './pages/settings/settings-route.tsx';
+import { ProblemsPage } from './pages/problems.tsx';
+import { ProblemPage } from './pages/problem.tsx';
+import { ProjectLanding } from './pages/project-landing.tsx';
+import { ProblemJourneysPage } from './pages/problem-journeys.tsx';
 
 type Session = 'checking' | 'signed-in' | 'signed-out';
 
@@ -88,7 +92,7 @@ function SignedIn() {
   const project = match && projects ? (projects.find((p) => p.id === match[1]) ?? null) : null;
 
   useEffect(() => {
-    if (projects && projects.length === 1 && !match && loc.path === '/') navigate(`/projects/${projects[0]!.id}/journeys`, { replace: true });
+    if (projects && projects.length === 1 && !match && loc.path === '/') navigate(`/projects/${projects[0]!.id}`, { replace: true });
   }, [projects, match, loc.path]);
 
   const signOut = async () => {
@@ -127,6 +131,9 @@ function SignedIn() {
                   <UserText text={project.name} />
                 </span>
               )}
+              <Link to={`/projects/${project.id}/problems`} aria-current={match?.[2]?.startsWith('/problems') ? 'page' : undefined}>
+                Problems
+              </Link>
               <Link to={`/projects/${project.id}/journeys`} aria-current={match?.[2]?.startsWith('/journeys') && !loc.params.has('status') && loc.params.get('finding') !== 'lost' ? 'page' : undefined}>
                 Journeys
               </Link>
@@ -187,7 +194,13 @@ function ProjectRoute({ project, rest, params }: { project: Project; rest: strin
   if (rest === '/search') return <SearchPage project={project} q={params.get('q') ?? ''} />;
   const journey = /^\/journeys\/([^/]+)$/.exec(rest);
   if (journey) return <JourneyPage project={project} journeyId={decodeURIComponent(journey[1]!)} params={params} />;
-  if (rest === '/journeys' || rest === '/') return <JourneysPage project={project} params={params} />;
+  if (rest === '/problems') return <ProblemsPage project={project} params={params} />;
+  const problem = /^\/problems\/([^/]+)$/.exec(rest);
+  if (problem) return <ProblemPage key={problem[1]} project={project} problemId={decodeURIComponent(problem[1]!)} />;
+  if (rest === '/') return <ProjectLanding project={project} />;
+  // The journeys list filtered by a problem (docs/problems.md, GET /problems/:id/journeys).
+  if (rest === '/journeys' && params.has('problem')) return <ProblemJourneysPage project={project} params={params} />;
+  if (rest === '/journeys') return <JourneysPage project={project} params={params} />;
   return <NotFound title="Page not found" reason="There is no page at this address in this project." projectId={project.id} />;
 }
 

@@ -2,7 +2,8 @@
 // fields" panel, and the journey page's list and markers.
 
 import { useEffect, useState, type ReactNode } from 'react';
-import { query, request, type FindingsSummary, type JourneyFinding, type Project } from '../api.ts';
+import { query, request, type JourneyFinding, type Page, type Problem, type Project } from '../api.ts';
+import { Link } from '../router.tsx';
 import { ErrorMessage } from './common.tsx';
 import { UserText } from './user-text.tsx';
 
@@ -78,34 +79,46 @@ export function FindingFilter({ value }: { value: string | undefined }) {
   );
 }
 
-/** "Top lost fields" over the list's window: a field narrows the list to the journeys that lost it. */
-export function TopLostFields({ project, window, selected, onPick }: {
+/**
+ * "Top lost fields" over the list's window: the lost problems with the most journeys (one row
+ * per place, expected ones left out, docs/problems.md), each leading to its problem's page.
+ */
+export function TopLostFields({ project, window }: {
   project: Project;
   window: { since: string; until: string | undefined; environment: string | undefined };
-  selected: string | undefined;
-  onPick: (path: string | null) => void;
 }) {
-  const [summary, setSummary] = useState<FindingsSummary | null>(null);
+  const [problems, setProblems] = useState<Problem[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     setError(null);
-    request<FindingsSummary>('/v1/findings/summary' + query(window), { projectId: project.id }).then(setSummary, setError);
-  }, [project.id, window.since, window.until, window.environment]);
+    const params = { kind: 'lost', sort: 'journeys', since: window.since, environment: window.environment, limit: 5 };
+    request<Page<Problem>>(`/v1/projects/${project.id}/problems` + query(params)).then((page) => setProblems(page.items), setError);
+  }, [project.id, window.since, window.environment]);
   if (error) return <ErrorMessage error={error} />;
-  if (!summary || summary.topLostFields.length === 0) return null;
+  if (!problems || problems.length === 0) return null;
   return (
     <section className="top-lost" aria-labelledby="top-lost-heading">
       <h2 id="top-lost-heading">Top lost fields</h2>
       <ol>
-        {summary.topLostFields.slice(0, 5).map((field) => (
-          <li key={field.path}>
-            <button type="button" className={field.path === selected ? 'link-button on' : 'link-button'} aria-pressed={field.path === selected} onClick={() => onPick(field.path === selected ? null : field.path)}>
+        {problems.map((problem) => (
+          <li key={problem.id}>
+            <Link to={`/projects/${project.id}/problems/${problem.id}`}>
               <code>
-                <UserText text={field.path} />
+                <UserText text={problem.path ?? ''} />
               </code>
-            </button>{' '}
+            </Link>{' '}
             <span className="muted">
-              {field.journeys} {field.journeys === 1 ? 'journey' : 'journeys'} · most at <UserText text={field.step.name} />
+              {problem.journeys} {problem.journeys === 1 ? 'journey' : 'journeys'} ·{' '}
+              {problem.inTransit && problem.from ? (
+                <>
+                  between <UserText text={problem.from.name} /> and <UserText text={problem.step?.name ?? ''} />
+                </>
+              ) : (
+                <>
+                  at <UserText text={problem.step?.name ?? ''} />
+                </>
+              )}
+              {problem.status === 'regressed' ? <> · <span className="problem-status problem-regressed">regressed</span></> : null}
             </span>
           </li>
         ))}

@@ -13,6 +13,9 @@ import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 import { formatTime } from '../lib/format.ts';
 
+/** What a rule counts: a kind of finding, or a resolved problem that came back (docs/alerts.md). */
+const RULE_KIND_LABELS: Record<AlertRule['kind'], string> = { ...FINDING_LABELS, regression: 'A resolved problem came back' };
+
 const HOUR_MS = 3_600_000;
 
 export const RULE_LABELS: FieldLabels = {
@@ -163,7 +166,7 @@ export function AlertRulesPage({ project }: { project: Project }) {
               <tr key={rule.id}>
                 <td data-label="Rule"><UserText text={rule.name} /></td>
                 <td data-label="When">
-                  {FINDING_LABELS[rule.kind]}
+                  {RULE_KIND_LABELS[rule.kind]}
                   {rule.path ? <> <code><UserText text={rule.path} /></code></> : null}
                   {rule.environment ? <> in <UserText text={rule.environment} /></> : null} · at least {rule.threshold.count} in {rule.threshold.windowMinutes} min
                 </td>
@@ -229,7 +232,7 @@ export function AlertRulesPage({ project }: { project: Project }) {
         <input id="rule-name" name="name" required />
         <label htmlFor="rule-kind">Finding</label>
         <select id="rule-kind" name="kind" defaultValue="lost">
-          {Object.entries(FINDING_LABELS).map(([kind, label]) => (
+          {Object.entries(RULE_KIND_LABELS).map(([kind, label]) => (
             <option key={kind} value={kind}>
               {label}
             </option>

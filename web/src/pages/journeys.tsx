@@ -198,8 +198,6 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
       <TopLostFields
         project={project}
         window={{ since: filters.since, until: filters.until, environment: filters.environment }}
-        selected={filters.finding === 'lost' ? filters.path : undefined}
-        onPick={(path) => go(path === null ? { finding: null, path: null } : { finding: 'lost', path })}
       />
       {!page && !error ? <Loading what="journeys" /> : null}
       {page && page.items.length === 0 ? <EmptyList project={project} filters={filters} everSent={everSent} /> : null}
