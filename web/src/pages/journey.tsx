@@ -94,12 +94,13 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
 
   // The page after the last one shown is asked for as soon as that one is shown, so "Load more"
   // (or scrolling near the end) finds it ready instead of waiting for the server.
-  const ahead = useRef<{ cursor: string; page: Promise<Page<EventRow>> } | null>(null);
+  const ahead = useRef<{ url: string; page: Promise<Page<EventRow>> } | null>(null);
   const fetchPage = useCallback(
     (after: string) => {
-      if (ahead.current?.cursor !== after) {
-        const page = request<Page<EventRow>>(`${path}/events?limit=${EVENT_PAGE}&cursor=${encodeURIComponent(after)}`, options);
-        ahead.current = { cursor: after, page };
+      const url = `${path}/events?limit=${EVENT_PAGE}&cursor=${encodeURIComponent(after)}`;
+      if (ahead.current?.url !== url) {
+        const page = request<Page<EventRow>>(url, options);
+        ahead.current = { url, page };
         // A failed read is asked again by the next attempt, and reported by loadMore.
         page.catch(() => {
           if (ahead.current?.page === page) ahead.current = null;
