@@ -54,4 +54,38 @@ describe('a long journey’s timeline', () => {
     expect(await page.locator('.timeline li.event-selected').textContent()).toContain(`step-${EVENTS - 1}`);
     expect(await drawnRows(page)).toBeLessThanOrEqual(60);
   });
+
+  it('asks for the next page of rows before it is wanted, so "Load more" adds it without waiting', async () => {
+    const { page } = await ui.open('/ui/sign-in?next=' + encodeURIComponent(`/ui/projects/${ui.demo.projectId}/journeys/${journeyId}`));
+    const pages: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes(`/journeys/${journeyId}/events?`)) pages.push(new URL(request.url()).searchParams.get('cursor') ?? 'first');
+    });
+    await ui.signIn(page);
+    await page.locator('.timeline li.event').first().waitFor();
+    // Nothing scrolled or clicked: the second page is read all the same.
+    await expect.poll(() => pages.length).toBe(2);
+    await page.getByRole('button', { name: /Load more events \(100 of 300\)/u }).click();
+    await page.getByRole('button', { name: /Load more events \(200 of 300\)/u }).waitFor();
+    // The page shown was the one read ahead (no second read of it); the third is now on its way.
+    await expect.poll(() => pages.length).toBe(3);
+    expect(new Set(pages).size).toBe(3);
+  });
+
+  it('reads the events beside the selected one ahead, so "j" shows the next detail without asking again', async () => {
+    const { page } = await ui.open('/ui/sign-in?next=' + encodeURIComponent(`/ui/projects/${ui.demo.projectId}/journeys/${journeyId}?event=${journeyId}_e10`));
+    const reads: string[] = [];
+    page.on('request', (request) => {
+      const match = /\/v1\/events\/([^/?]+)$/u.exec(new URL(request.url()).pathname);
+      if (match) reads.push(decodeURIComponent(match[1]!));
+    });
+    await ui.signIn(page);
+    await page.getByRole('heading', { level: 2, name: /step-10 /u }).waitFor();
+    await expect.poll(() => reads).toEqual(expect.arrayContaining([`${journeyId}_e9`, `${journeyId}_e10`, `${journeyId}_e11`]));
+    await page.keyboard.press('j');
+    await page.getByRole('heading', { level: 2, name: /step-11 /u }).waitFor();
+    expect(reads.filter((id) => id === `${journeyId}_e11`)).toHaveLength(1);
+    // The read ahead moves with the selection.
+    await expect.poll(() => reads).toContain(`${journeyId}_e12`);
+  });
 });

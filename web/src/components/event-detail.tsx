@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { request, type DiffRow, type EventDetail, type Project } from '../api.ts';
+import type { DiffRow, EventDetail, Project } from '../api.ts';
+import { readEvent } from '../lib/event-cache.ts';
 import { formatDuration, formatJson, formatPreciseTime } from '../lib/format.ts';
 import { clockSkewMs } from '../lib/timeline.ts';
 import { ErrorMessage, Loading } from './common.tsx';
@@ -38,21 +39,20 @@ export function EventDetailPanel({ project, eventId, onFollow }: { project: Proj
   const canReplay = useAllowed(project.id, 'replay.send');
 
   useEffect(() => {
-    const controller = new AbortController();
-    const options = { projectId: project.id, signal: controller.signal };
-    const ignoreAbort = (e: unknown) => {
-      if (!controller.signal.aborted) setError(e);
-    };
-    setEvent(null);
-    setDiff(null);
+    // Shown at once when already read (the page reads the neighbours of the selected event).
+    let current = true;
+    const read = readEvent(project.id, eventId);
+    setEvent(read.ready.detail ?? null);
+    setDiff(read.ready.diff ?? null);
     setError(null);
-    request<EventDetail>(`/v1/events/${encodeURIComponent(eventId)}`, options).then((detail) => {
-      setEvent(detail);
-      if (detail.hasInput && detail.hasOutput) {
-        request<{ rows: DiffRow[]; truncated: boolean }>(`/v1/events/${encodeURIComponent(eventId)}/diff`, options).then(setDiff, ignoreAbort);
-      }
-    }, ignoreAbort);
-    return () => controller.abort();
+    const fail = (e: unknown) => {
+      if (current) setError(e);
+    };
+    read.detail.then((detail) => current && setEvent(detail), fail);
+    read.diff.then((answer) => current && setDiff(answer), fail);
+    return () => {
+      current = false;
+    };
   }, [project.id, eventId]);
 
   if (error) return <ErrorMessage error={error} />;

@@ -1,14 +1,20 @@
-import { Fragment, useEffect, useRef, type ReactNode } from 'react';
+import { Fragment, memo, useEffect, useRef, type ReactNode } from 'react';
 import { formatDuration, formatPreciseTime } from '../lib/format.ts';
+import { useTimeZone } from '../lib/time-zone.ts';
 import type { TimelineEntry, TimelineItem } from '../lib/timeline.ts';
 import { UserText } from './user-text.tsx';
 import { timelineRowCount, VIRTUAL_FROM_ROWS, VirtualTimeline } from './virtual-timeline.tsx';
 
-export function EventLine({ entry, selected, attempt, onSelect, lost }: { entry: TimelineEntry; selected: boolean; attempt?: number | undefined; onSelect: (id: string) => void; lost?: string[] | undefined }) {
+/**
+ * One event's line; drawn again only when its own props change, so moving the selection ("j")
+ * re-renders two lines. `scroll` brings it into view when selected (a windowed list scrolls itself).
+ */
+export const EventLine = memo(function EventLine({ entry, selected, attempt, onSelect, lost, scroll = true }: { entry: TimelineEntry; selected: boolean; attempt?: number | undefined; onSelect: (id: string) => void; lost?: string[] | undefined; scroll?: boolean }) {
+  useTimeZone(); // drawn again when the UTC switch changes, though its props do not
   const ref = useRef<HTMLLIElement>(null);
   useEffect(() => {
-    if (selected) ref.current?.scrollIntoView({ block: 'nearest' });
-  }, [selected]);
+    if (selected && scroll) ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [selected, scroll]);
   const { event } = entry;
   return (
     <li ref={ref} className={['event', entry.failed ? 'event-failed' : '', selected ? 'event-selected' : '', lost?.length ? 'event-lost' : ''].join(' ')}>
@@ -38,7 +44,7 @@ export function EventLine({ entry, selected, attempt, onSelect, lost }: { entry:
       </button>
     </li>
   );
-}
+});
 
 /**
  * The journey's steps in timeline order; retried steps grouped with each attempt's outcome.

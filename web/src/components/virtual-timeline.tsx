@@ -11,6 +11,8 @@ import { UserText } from './user-text.tsx';
 export const VIRTUAL_FROM_ROWS = 200;
 /** Rows drawn beyond each edge of the window, so a quick scroll shows no blank. */
 const OVERSCAN = 10;
+/** The next page is added while this many rows are still below the window, so scrolling meets no end. */
+const NEAR_END_ROWS = 50;
 /** A row's height before it is measured. */
 const ESTIMATE_PX = 48;
 
@@ -52,7 +54,7 @@ export function VirtualTimeline({ items, selectedId, onSelect, before, lost, onN
   onSelect: (id: string) => void;
   before?: ((eventId: string) => ReactNode) | undefined;
   lost?: Map<string, string[]> | undefined;
-  /** Called when the last rows come into view: the page loads the next events. */
+  /** Called when the window nears the last loaded rows: the page adds the next events. */
   onNearEnd?: (() => void) | undefined;
 }) {
   const rows = useMemo(() => flatten(items, before), [items, before]);
@@ -69,7 +71,7 @@ export function VirtualTimeline({ items, selectedId, onSelect, before, lost, onN
 
   const lastShown = shown.at(-1)?.index ?? -1;
   useEffect(() => {
-    if (lastShown >= rows.length - 1 - OVERSCAN) onNearEnd?.();
+    if (lastShown >= rows.length - 1 - NEAR_END_ROWS) onNearEnd?.();
   }, [lastShown, rows.length, onNearEnd]);
 
   return (
@@ -88,7 +90,7 @@ export function VirtualTimeline({ items, selectedId, onSelect, before, lost, onN
             <ul className={row.kind === 'event' && row.attempt !== undefined ? 'vrow-inner vrow-attempt' : 'vrow-inner'}>
               {row.kind === 'before' ? row.node : null}
               {row.kind === 'event' ? (
-                <EventLine entry={row.entry} attempt={row.attempt} selected={row.entry.event.id === selectedId} onSelect={onSelect} lost={lost?.get(row.entry.event.id)} />
+                <EventLine entry={row.entry} attempt={row.attempt} selected={row.entry.event.id === selectedId} onSelect={onSelect} lost={lost?.get(row.entry.event.id)} scroll={false} />
               ) : null}
               {row.kind === 'attempts' ? (
                 <li className="attempts">

@@ -3,6 +3,7 @@
 // a phone (a 1000-unit drawing in 356 px drew 5 px labels); there each lane's service name goes
 // on a row of its own above the lane's bars, leaving the whole width to the bars.
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { createSelection, useSelected, type Selection } from '../lib/selection.ts';
 import type { EventRow } from '../api.ts';
 import { showBidiControls } from '../lib/bidi.ts';
 import { formatDuration } from '../lib/format.ts';
@@ -43,25 +44,29 @@ export function Waterfall(props: { events: EventRow[]; selectedId: string | null
   const onSelect = useRef(props.onSelect);
   onSelect.current = props.onSelect;
   const select = useCallback((id: string) => onSelect.current(id), []);
+  // The selection reaches the bars through a store: the drawing itself is not rendered again.
+  const [selection] = useState(() => createSelection(props.selectedId));
+  useLayoutEffect(() => selection.set(props.selectedId), [selection, props.selectedId]);
   if (props.events.length === 0) return null;
   return (
     <figure className="waterfall" ref={ref}>
-      <WaterfallDrawing events={props.events} selectedId={props.selectedId} onSelect={select} lost={props.lost} width={width} />
+      <WaterfallDrawing events={props.events} selection={selection} onSelect={select} lost={props.lost} width={width} />
     </figure>
   );
 }
 
 /** One step's bar: drawn again only when it is selected or unselected (a journey may have 10,000). */
-const StepBar = memo(function StepBar({ event, x, y, width, height, selected, lostHere, onSelect }: {
+const StepBar = memo(function StepBar({ event, x, y, width, height, selection, lostHere, onSelect }: {
   event: EventRow;
   x: number;
   y: number;
   width: number;
   height: number;
-  selected: boolean;
+  selection: Selection;
   lostHere: string[] | undefined;
   onSelect: (id: string) => void;
 }) {
+  const selected = useSelected(selection, event.id);
   const classes = ['step', isFailure(event) ? 'step-failed' : '', selected ? 'step-selected' : '', lostHere ? 'step-lost' : ''].join(' ');
   return (
     <rect className={classes} x={x} y={y} width={width} height={height} onClick={() => onSelect(event.id)}>
@@ -70,7 +75,7 @@ const StepBar = memo(function StepBar({ event, x, y, width, height, selected, lo
   );
 });
 
-function WaterfallDrawing({ events, selectedId, onSelect, lost, width: WIDTH }: { events: EventRow[]; selectedId: string | null; onSelect: (id: string) => void; lost?: Map<string, string[]> | undefined; width: number }) {
+const WaterfallDrawing = memo(function WaterfallDrawing({ events, selection, onSelect, lost, width: WIDTH }: { events: EventRow[]; selection: Selection; onSelect: (id: string) => void; lost?: Map<string, string[]> | undefined; width: number }) {
   // Laid out once per set of events and width: moving the selection ("j") reuses it.
   const { narrow, label, top, laneHeight, services, span, plot, height, bars, labels } = useMemo(() => layout(events, WIDTH, lost), [events, WIDTH, lost]);
   return (
@@ -89,7 +94,7 @@ function WaterfallDrawing({ events, selectedId, onSelect, lost, width: WIDTH }: 
           </g>
         ))}
         {bars.map(({ event, x, width, lane, lostHere }) => (
-          <StepBar key={event.id} event={event} x={x} y={lane * laneHeight + top + 5} width={width} height={LANE - 10} selected={event.id === selectedId} lostHere={lostHere} onSelect={onSelect} />
+          <StepBar key={event.id} event={event} x={x} y={lane * laneHeight + top + 5} width={width} height={LANE - 10} selection={selection} lostHere={lostHere} onSelect={onSelect} />
         ))}
         {labels.map(({ bar, text, start }) => (
           <text
@@ -112,7 +117,7 @@ function WaterfallDrawing({ events, selectedId, onSelect, lost, width: WIDTH }: 
         ))}
       </svg>
   );
-}
+});
 
 function layout(events: EventRow[], WIDTH: number, lost: Map<string, string[]> | undefined) {
   const narrow = WIDTH < NARROW;

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, request, type EventRow, type JourneyDetail, type Page, type Project } from '../api.ts';
 import { ErrorMessage, Loading, StatusBadge } from '../components/common.tsx';
 import { EventDetailPanel } from '../components/event-detail.tsx';
@@ -18,10 +18,14 @@ import { UserText } from '../components/user-text.tsx';
 import { AliasValue } from '../components/alias-value.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
 import { useKeyboardMoves } from './keyboard.ts';
+import { readEvent } from '../lib/event-cache.ts';
 import { firstLosingEvent, lossesByEvent } from '../lib/losing-steps.ts';
 
 const EVENT_PAGE = 100;
 const LIVE_INTERVAL_MS = 3000;
+// The page renders again at every "j" (the address changes): these parts keep their props and skip it.
+const ShownChanges = memo(WhatChanged);
+const ShownFindings = memo(JourneyFindings);
 
 export function JourneyPage({ project, journeyId, params }: { project: Project; journeyId: string; params: URLSearchParams }) {
   const [journey, setJourney] = useState<JourneyDetail | null>(null);
@@ -31,6 +35,16 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
   const [live, setLive] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const selectedId = params.get('event');
+  // The address without the selected event: links and handlers built from it stay the same
+  // while "j" moves, so the rows, bars and panels given them are not drawn again.
+  const restText = useMemo(() => {
+    const rest = new URLSearchParams(params);
+    rest.delete('event');
+    return rest.toString();
+  }, [params]);
+  const rest = useMemo(() => new URLSearchParams(restText), [restText]);
+  const selectedRef = useRef(selectedId);
+  selectedRef.current = selectedId;
   useTimeZone(); // re-render every time shown when the UTC switch changes
   const field = params.get('field');
   const base = `/projects/${project.id}/journeys/${encodeURIComponent(journeyId)}`;
@@ -77,6 +91,28 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
     return () => clearInterval(timer);
   }, [live, load]);
 
+  // The page after the last one shown is asked for as soon as that one is shown, so "Load more"
+  // (or scrolling near the end) finds it ready instead of waiting for the server.
+  const ahead = useRef<{ url: string; page: Promise<Page<EventRow>> } | null>(null);
+  const fetchPage = useCallback(
+    (after: string) => {
+      const url = `${path}/events?limit=${EVENT_PAGE}&cursor=${encodeURIComponent(after)}`;
+      if (ahead.current?.url !== url) {
+        const page = request<Page<EventRow>>(url, options);
+        ahead.current = { url, page };
+        // A failed read is asked again by the next attempt, and reported by loadMore.
+        page.catch(() => {
+          if (ahead.current?.page === page) ahead.current = null;
+        });
+      }
+      return ahead.current!.page;
+    },
+    [path, options],
+  );
+  useEffect(() => {
+    if (cursor) fetchPage(cursor).catch(() => undefined);
+  }, [cursor, fetchPage]);
+
   // One page at a time, however often the timeline's end comes into view meanwhile.
   const loadingPage = useRef(false);
   const loadMore = useCallback(async () => {
@@ -84,7 +120,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
     loadingPage.current = true;
     setLoadingMore(true);
     try {
-      const page = await request<Page<EventRow>>(`${path}/events?limit=${EVENT_PAGE}&cursor=${encodeURIComponent(cursor)}`, options);
+      const page = await fetchPage(cursor);
       setEvents((rows) => [...rows, ...page.items]);
       setCursor(page.nextCursor);
     } catch (e) {
@@ -93,12 +129,18 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
       loadingPage.current = false;
       setLoadingMore(false);
     }
-  }, [cursor, path, options]);
+  }, [cursor, fetchPage]);
 
   const items = useMemo(() => groupRetries(timelineEntries(events)), [events]);
   const order = useMemo(() => displayOrder(items), [items]);
-  const select = useCallback((id: string) => navigate(base + withParams(params, { event: id }), { replace: true }), [base, params]);
+  const select = useCallback((id: string) => navigate(base + withParams(rest, { event: id }), { replace: true }), [base, rest]);
   useKeyboardMoves(order, selectedId, select);
+  // The events either side of the selected one are read ahead: "j" or "k" shows them at once.
+  useEffect(() => {
+    const index = order.findIndex((row) => row.id === selectedId);
+    if (index === -1) return;
+    for (const neighbour of [order[index + 1], order[index - 1]]) if (neighbour) readEvent(project.id, neighbour.id);
+  }, [order, selectedId, project.id]);
 
   // The forensics panels are read again whenever the journey has new events (Live).
   const revision = journey ? `${journey.eventCount}/${journey.lastEventAt}` : null;
@@ -113,17 +155,19 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
     const first = firstLosingEvent(changes.data);
     if (first && selectedId === null && field === null) select(first);
   }, [changes.data, selectedId, field, select]);
-  const eventHref = useCallback((eventId: string) => base + withParams(params, { event: eventId }), [base, params]);
+  const eventHref = useCallback((eventId: string) => base + withParams(rest, { event: eventId }), [base, rest]);
 
   // Focus goes back where following started when it stops (the Stop button disappears with
   // the panel); without that control, to the "What changed" heading.
   const followOrigin = useRef<HTMLElement | null>(null);
   const changesHeading = useRef<HTMLHeadingElement>(null);
-  const followTo = useCallback((fieldPath: string) => base + withParams(params, { field: fieldPath }), [base, params]);
+  // Following a field keeps the selected event (read when following starts); a marker on the
+  // timeline follows from its own step and selects it.
+  const followTo = useCallback((fieldPath: string, eventId: string | null) => base + withParams(rest, { event: eventId, field: fieldPath }), [base, rest]);
   const follow = useCallback(
     (fieldPath: string, origin?: HTMLElement) => {
       followOrigin.current = origin ?? null;
-      navigate(followTo(fieldPath));
+      navigate(followTo(fieldPath, selectedRef.current));
     },
     [followTo],
   );
@@ -145,7 +189,7 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
     (eventId: string) => [
       ...(findings ? findingMarkers(findings, eventId) : []),
       ...(losses.get(eventId)?.map((loss) => (
-        <TransitLossMarker key={`${loss.path} ${loss.from.eventId}`} loss={loss} to={followTo(loss.path)} onFollow={(origin) => (followOrigin.current = origin)} />
+        <TransitLossMarker key={`${loss.path} ${loss.from.eventId}`} loss={loss} to={followTo(loss.path, eventId)} onFollow={(origin) => (followOrigin.current = origin)} />
       )) ?? []),
     ],
     [losses, followTo, findings],
@@ -204,12 +248,12 @@ export function JourneyPage({ project, journeyId, params }: { project: Project; 
         </p>
       ) : null}
       <Waterfall events={events} selectedId={selectedId} onSelect={select} lost={lostIn} />
-      <JourneyFindings findings={journey.findings} onSelect={select} />
+      <ShownFindings findings={journey.findings} onSelect={select} />
       <div className="journey-body">
         <section aria-labelledby="timeline-heading" className="timeline-column">
           {/* What changed sits above the timeline, beside the selected event, so no half of the page stays empty. */}
           <div className="forensics">
-            <WhatChanged changes={changes} onFollow={follow} headingRef={changesHeading} eventHref={eventHref} />
+            <ShownChanges changes={changes} onFollow={follow} headingRef={changesHeading} eventHref={eventHref} />
             {field !== null ? <FieldTrail project={project} journeyId={journeyId} revision={revision} path={field} onClose={stopFollowing} onSelect={select} /> : null}
           </div>
           <h2 id="timeline-heading">Timeline</h2>
