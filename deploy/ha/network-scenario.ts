@@ -54,6 +54,32 @@ async function missingByPhase(topology: Topology, load: Load, marks: Record<stri
   }
 }
 
+/**
+ * For a failure's message: each running node's own count of the acknowledged events, role and
+ * timeline, and the leader before and after. A count that differs between nodes, or a timeline
+ * that moved, tells a failover that lost commits from a count taken on the wrong node.
+ */
+async function nodesReport(topology: Topology, ids: string[], leaderBefore: string | null): Promise<Record<string, unknown>> {
+  const nodes: Record<string, unknown> = {};
+  for (const node of topology.nodes.filter((n) => n.process !== null)) {
+    const client = new pg.Client(topology.nodeUrl(node));
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      const row = (await client.query<{ stored: number; recovery: boolean; timeline: number }>(
+        'SELECT (SELECT count(*)::int FROM events WHERE id = ANY($1)) AS stored, pg_is_in_recovery() AS recovery, (SELECT timeline_id FROM pg_control_checkpoint()) AS timeline',
+        [ids],
+      )).rows[0]!;
+      nodes[node.name] = row;
+    } catch (error) {
+      nodes[node.name] = { unreachable: (error as Error).message };
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+  return { leaderBefore, leaderAfter: (await topology.leader())?.name ?? null, members: await topology.members(), nodes };
+}
+
 const inWindow = (answers: Answer[], from: number, to: number) => answers.filter((a) => a.startedAt >= from && a.startedAt < to);
 
 export function describeNetworkFaults(context: () => { topology: Topology; apiKey: string }): void {
@@ -65,6 +91,7 @@ export function describeNetworkFaults(context: () => { topology: Topology; apiKe
       const viaRelay = new URL(topology.bouncerUrl);
       viaRelay.port = String(relay.port);
       const instance = await startInstanceOn(topology, viaRelay.toString());
+      const leaderBefore = (await topology.leader())?.name ?? null;
       try {
         const load = startLoad(`http://127.0.0.1:${instance.port}`, apiKey, { batch: 4, single: 4 });
         const marks: Record<string, number> = { start: Date.now() };
@@ -106,7 +133,9 @@ export function describeNetworkFaults(context: () => { topology: Topology; apiKe
         expect(load.answers.filter((a) => a.status === 503 && a.retryAfter === null)).toEqual([]);
         expect(Math.max(...load.answers.map((a) => a.ms))).toBeLessThan(30_000);
         const stored = await countStored(topology.primaryUrl, load.acknowledged);
-        if (stored !== load.acknowledged.length) console.log(JSON.stringify({ missingOfPhase: await missingByPhase(topology, load, marks) }));
+        if (stored !== load.acknowledged.length) {
+          console.log(JSON.stringify({ missingOfPhase: await missingByPhase(topology, load, marks), ...(await nodesReport(topology, load.acknowledged, leaderBefore)) }));
+        }
         expect(stored).toBe(load.acknowledged.length);
         // Latency and loss slow answers down but fail none of them.
         expect(inWindow(load.answers, marks.latency!, marks.resets!).filter((a) => a.status !== 202)).toEqual([]);

@@ -51,7 +51,7 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
   try {
     await client.query('BEGIN');
     result = await fn(client);
-    await client.query('COMMIT');
+    await commitReplicated(client);
   } catch (error) {
     // A connection that was lost is dropped rather than handed back to the pool.
     const lost = isDatabaseUnavailable(error);
@@ -61,6 +61,45 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
   }
   client.release();
   return result;
+}
+
+/**
+ * PostgreSQL's WARNING when a COMMIT's wait for the synchronous standby ends early: by a cancel
+ * (statement_timeout, pg_cancel_backend) or by the backend being terminated. The COMMIT then
+ * reports success although the transaction is only committed locally; a failover to the
+ * standby would lose it. Matched on the text as the server has no SQLSTATE of its own for it
+ * (01000, any warning); the text is English with the lc_messages 'C' of jtrace's deployments.
+ */
+const SYNC_REPLICATION_CANCELLED = /^canceling (the )?wait for synchronous replication/;
+
+/**
+ * A commit PostgreSQL could not confirm on its synchronous standby. It carries 08007
+ * (transaction_resolution_unknown), so it counts as the database being unavailable: the request
+ * is answered 503 with Retry-After, never 2xx, and the client's resend finds its events stored
+ * (a duplicate) once the standby confirms them.
+ */
+export class CommitNotReplicatedError extends Error {
+  readonly code = '08007';
+  constructor() {
+    super('The commit was not confirmed by the synchronous standby.');
+    this.name = 'CommitNotReplicatedError';
+  }
+}
+
+/** COMMIT, refusing a success that PostgreSQL reports with the warning above. */
+async function commitReplicated(client: PoolClient): Promise<void> {
+  let cancelled = false;
+  const onNotice = (notice: { message?: string }) => {
+    if (SYNC_REPLICATION_CANCELLED.test(notice.message ?? '')) cancelled = true;
+  };
+  // The warning arrives before the COMMIT's own completion, so it is seen before the await ends.
+  client.on('notice', onNotice);
+  try {
+    await client.query('COMMIT');
+  } finally {
+    client.off('notice', onNotice);
+  }
+  if (cancelled) throw new CommitNotReplicatedError();
 }
 
 // Socket errors of a connection that cannot be made or was cut.
