@@ -240,13 +240,13 @@ ${rows.map((x) => `| ${x.phase} | ${x['events/s']} | ${x['to batch']} | ${x.roun
   followed by each member on its own takes ${recovery.failing[0].toFixed(1)} ms against ${recovery.failing[1].toFixed(1)} ms for savepoints. Savepoints would make every
   group pay per member to save work only on a failing one, so a group keeps the shared transaction and stores one by one after a failure.
 - **What a single event still pays**: its HTTP request, and a share of its group's transaction (BEGIN, the journeys'
-  lock, the event lookup, the inserts, COMMIT: about six round trips to PostgreSQL) split over only the events that
-  arrived during one transaction: ${(cpu.single8.meanGroup ?? 1).toFixed(1)} at 8 clients, ${(cpu.single64.meanGroup ?? 1).toFixed(0)} at 64, where a batch splits them over 100. On this
+  lock with the event lookup, the inserts, COMMIT: about five round trips to PostgreSQL) split over only the events that
+  arrived during one group's statements (the next group starts as soon as they are done, while the COMMIT flushes): ${(cpu.single8.meanGroup ?? 1).toFixed(1)} at 8 clients, ${(cpu.single64.meanGroup ?? 1).toFixed(0)} at 64, where a batch splits them over 100. On this
   machine a round trip costs the server about as much CPU as a request (a CPU profile of the server at 64 clients
   shows the socket writes to PostgreSQL, \`writev\`, at 9 % of its time), so at 8 clients a single event costs
   ${(total(cpu.single8) / total(cpu.batch)).toFixed(1)}× a batch event's CPU. What would close more of it: the API key confirmed inside the group's transaction
   (as search confirms a verified key in its own statement, docs/decisions.md "Verified API keys") instead of a lookup
-  statement, and the journeys' lock and the event lookup in one statement.
+  statement, and BEGIN sent with the first statement.
 - A load average above 2 on these 2 cores means the server, PostgreSQL and the load generator waited for CPU: every
   hop of a request then waits its turn, which weighs most on the route with the most hops per event. Rerun on a quiet
   machine for the figures of record.

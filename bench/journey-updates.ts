@@ -16,7 +16,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
-import { lockJourneys, summaryRecord, updateJourneys } from '../src/ingest/ingest-sql.ts';
+import { lockJourneysFindEvents, summaryRecord, updateJourneys } from '../src/ingest/ingest-sql.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 
 const JOURNEYS = Number(process.env.BENCH_JOURNEYS ?? 20_000);
@@ -32,7 +32,7 @@ async function touchJourneys(pool: Pool, ids: string[], round: number): Promise<
   try {
     const t0 = performance.now();
     await client.query('BEGIN');
-    const locked = await lockJourneys(client, PROJECT, ids);
+    const { locked } = await lockJourneysFindEvents(client, PROJECT, ids, []);
     // Four more events each, later than the last: what a batch continuing these journeys writes.
     const rows = [...locked.values()].map(({ id, state }) => summaryRecord(id, {
       ...state, eventCount: state.eventCount + 4, lastEventAtMs: state.lastEventAtMs + 1000 + round,

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { listMigrations, migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
-import { findEvents, insertEvents, type EventRow } from '../src/ingest/ingest-sql.ts';
+import { insertEvents, lockJourneysFindEvents, type EventRow } from '../src/ingest/ingest-sql.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { replaceDocsSection } from './docs-section.ts';
 
@@ -85,7 +85,7 @@ async function writeBatch(pool: Pool, partitioned: boolean): Promise<number> {
   const started = performance.now();
   try {
     await client.query('BEGIN');
-    if (partitioned) await findEvents(client, PROJECT, rows.map((r) => r.id));
+    if (partitioned) await lockJourneysFindEvents(client, PROJECT, [], rows.map((r) => r.id));
     else await findEventsFlat(client, rows.map((r) => r.id));
     if (partitioned) await insertEvents(client, PROJECT, rows);
     else await insertEventsFlat(client, rows);

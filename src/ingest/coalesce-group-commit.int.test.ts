@@ -26,6 +26,8 @@ const keyring = createKeyring({ current: TEST_ENCRYPTION_KEY });
 const defaults = loadConfig({});
 const SETTINGS = { maxWaitMs: defaults.ingestCoalesceMaxWaitMs, maxEvents: defaults.ingestCoalesceMaxEvents };
 
+const HOLD_LOCK = 734_001;
+
 let db: TestDatabase;
 let secondPool: Pool;
 let project: SeededProject;
@@ -43,6 +45,12 @@ beforeAll(async () => {
   stagingScope = { projectId: project.projectId, environment: (await findEnvironment(db.pool, project.projectId, 'staging'))! };
   // A real constraint violation for chosen ids: the database refuses them as it would any unforeseen value.
   await db.pool.query("ALTER TABLE events ADD CONSTRAINT test_poisoned_event CHECK (id NOT LIKE 'evt_poison%')");
+  // A transaction that stored an 'evt_hold…' event waits at its COMMIT (a deferred trigger) for an
+  // advisory lock a test holds: "statements done, COMMIT still flushing" as a state the test controls.
+  await db.pool.query(`CREATE FUNCTION test_hold_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN PERFORM pg_advisory_xact_lock(${HOLD_LOCK}); RETURN NULL; END $$`);
+  await db.pool.query(`CREATE CONSTRAINT TRIGGER test_hold_commit AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW WHEN (NEW.id LIKE 'evt_hold%') EXECUTE FUNCTION test_hold_commit()`);
 });
 afterAll(async () => {
   await secondPool.end();
@@ -114,7 +122,7 @@ describe('group commit of single events (default settings)', () => {
     expect(brief(await next)).toBe('accepted duplicate=false');
   });
 
-  it('gathers the events that arrive while a group commits into the next group, started when that one ends', async () => {
+  it('gathers the events that arrive while a group runs its statements into the next group, started when that one reaches its COMMIT', async () => {
     const { store, starts } = coalescerOn(db.pool);
     const { journeyId, release } = await lockedJourney();
     const first = store(envelope({ journeyId }));
@@ -129,9 +137,35 @@ describe('group commit of single events (default settings)', () => {
     expect(starts).toEqual([{ size: 1, inFlightAtStart: 0, gathered: false }]);
     await release();
     expect((await Promise.all([first, ...later])).map(brief)).toEqual(Array(5).fill('accepted duplicate=false'));
-    // One transaction for the four, started as the first ended (its slot free again).
-    expect(starts).toEqual([{ size: 1, inFlightAtStart: 0, gathered: false }, { size: 4, inFlightAtStart: 0, gathered: true }]);
+    // One transaction for the four, started as the first reached its COMMIT (its statements done).
+    expect(starts).toEqual([{ size: 1, inFlightAtStart: 0, gathered: false }, { size: 4, inFlightAtStart: 1, gathered: true }]);
     expect(await countRows(db.pool, 'events WHERE id = ANY($1)', [events.map((e) => e.event.id)])).toBe(4);
+  });
+
+  it('starts the next group while the previous one waits at its COMMIT, two in flight at most', async () => {
+    const { store, starts } = coalescerOn(db.pool);
+    const holder = await db.pool.connect();
+    await holder.query('SELECT pg_advisory_lock($1)', [HOLD_LOCK]);
+    let held: Array<Promise<EventResult>> = [];
+    let third: Promise<EventResult> | null = null;
+    try {
+      held = [store(envelope({ id: `evt_hold_${uid()}` }))];
+      await blockedBackends(1);
+      // The first group's statements are done: the next starts beside it and runs its own.
+      held.push(store(envelope({ id: `evt_hold_${uid()}` })));
+      expect(starts).toEqual([{ size: 1, inFlightAtStart: 0, gathered: false }, { size: 1, inFlightAtStart: 1, gathered: false }]);
+      await blockedBackends(2);
+      // Two groups wait at their COMMIT: a third event gathers until one of them ends.
+      third = store(envelope());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(starts).toHaveLength(2);
+    } finally {
+      await holder.query('SELECT pg_advisory_unlock($1)', [HOLD_LOCK]);
+      holder.release();
+    }
+    expect((await Promise.all([...held, third!])).map(brief)).toEqual(Array(3).fill('accepted duplicate=false'));
+    expect(starts).toHaveLength(3);
+    expect(starts[2]).toMatchObject({ size: 1, gathered: true });
   });
 
   it('answers each request of a gathered group with its own verdict, decided in arrival order', async () => {
@@ -172,7 +206,7 @@ describe('group commit of single events (default settings)', () => {
       otherEnvironmentsJourney: 'rejected journey_environment_mismatch',
       unstorable: 'rejected unstorable_payload',
     });
-    expect(starts.slice(before)).toEqual([{ size: 1, inFlightAtStart: 0, gathered: false }, { size: 9, inFlightAtStart: 0, gathered: true }]);
+    expect(starts.slice(before)).toEqual([{ size: 1, inFlightAtStart: 0, gathered: false }, { size: 9, inFlightAtStart: 1, gathered: true }]);
   });
 
   it('stores a gathered group one by one when its transaction fails: the bad event is refused, its neighbours stored', async () => {
@@ -186,7 +220,7 @@ describe('group commit of single events (default settings)', () => {
     await release();
     await blocked;
     expect((await Promise.all(answers)).map(brief)).toEqual(['accepted duplicate=false', 'rejected internal_error', 'accepted duplicate=false', 'accepted duplicate=false']);
-    expect(starts.at(-1)).toEqual({ size: 4, inFlightAtStart: 0, gathered: true });
+    expect(starts.at(-1)).toEqual({ size: 4, inFlightAtStart: 1, gathered: true });
     expect(fallbacks()).toBe(1);
     expect(await countRows(db.pool, 'events WHERE id = ANY($1)', [good.map((e) => e.event.id)])).toBe(3);
     expect(await countRows(db.pool, 'events WHERE id = $1', [poisoned.event.id])).toBe(0);
@@ -211,7 +245,7 @@ describe('group commit of single events (default settings)', () => {
       const other = pair.find((r) => r !== winners[0])!;
       expect(brief(other), `event ${i}`).toBe(i % 3 === 0 ? 'rejected event_id_conflict' : 'accepted duplicate=true');
     }
-    for (const instance of instances) expect(instance.starts.at(-1)).toEqual({ size: 12, inFlightAtStart: 0, gathered: true });
+    for (const instance of instances) expect(instance.starts.at(-1)).toEqual({ size: 12, inFlightAtStart: 1, gathered: true });
     const stored = await db.pool.query<{ event_count: number }>('SELECT event_count FROM journeys WHERE project_id = $1 AND id = $2', [project.projectId, shared]);
     expect(stored.rows).toEqual([{ event_count: 6 }]);
   }, 30_000);

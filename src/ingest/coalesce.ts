@@ -29,16 +29,21 @@ export interface CoalesceSettings {
   maxWaitMs: number;
   /** A group is started as soon as it holds this many events (a batch's size); 0 disables coalescing. */
   maxEvents: number;
-  /** Groups of one environment being stored at once; arrivals gather while this many run. */
+  /**
+   * Groups of one environment being stored at once (DEFAULT_MAX_IN_FLIGHT); arrivals gather
+   * while this many run, or while one of them is still running its statements.
+   */
   maxInFlight?: number;
 }
 
 /**
- * Groups of one environment committing at once. One: while it runs, the next group gathers
- * instead of starting a small transaction of its own beside it, so the group is as large as the
- * senders that arrived during one commit (docs/benchmarks.md, "Single events").
+ * Groups of one environment in flight at once. Only one of them is ever running its statements:
+ * while it does, the next group gathers instead of starting a small transaction beside it. Two:
+ * once a group's statements are done and only its COMMIT is left (on a durable database, the
+ * wait for its flush to disk), the next group starts its statements, so that flush overlaps
+ * them instead of leaving the environment's connection idle (docs/benchmarks.md, "Single events").
  */
-export const DEFAULT_MAX_IN_FLIGHT = 1;
+export const DEFAULT_MAX_IN_FLIGHT = 2;
 
 /** How a group came to start: at once (nothing of its environment was being stored) or after gathering. */
 export interface GroupStart {
@@ -65,7 +70,7 @@ interface Group {
   scope: IngestScope;
   members: Member[];
   timer: NodeJS.Timeout | null;
-  /** The wait (if any) is over: stored as soon as fewer than maxInFlight groups of its key are. */
+  /** The wait (if any) is over: stored as soon as its key has a free slot (`slotFree`). */
   due: boolean;
 }
 
@@ -88,8 +93,11 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
   // Capture settings were applied per request when its event was prepared.
   const open = new Map<string, Group>();
   const running = new Map<string, number>();
+  // Keys with a group running its statements (not yet at its COMMIT): at most one each.
+  const writing = new Set<string>();
   const inFlight = new Set<Promise<void>>();
   let flushingAll = false;
+  const slotFree = (key: string) => !writing.has(key) && (running.get(key) ?? 0) < maxInFlight;
 
   const flush = (group: Group, gathered: boolean) => {
     if (open.get(group.key) !== group) return;
@@ -97,8 +105,16 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
     if (group.timer !== null) clearTimeout(group.timer);
     const inFlightAtStart = running.get(group.key) ?? 0;
     running.set(group.key, inFlightAtStart + 1);
+    writing.add(group.key);
+    let wrote = false;
+    const statementsDone = () => {
+      if (wrote) return;
+      wrote = true;
+      writing.delete(group.key);
+      flushIfDue(group.key);
+    };
     observer.group(group.members.length, { inFlightAtStart, gathered });
-    const done: Promise<void> = commitGroup(deps, group, observer)
+    const done: Promise<void> = commitGroup(deps, group, observer, statementsDone)
       .catch(() => {
         // Never expected (commitGroup answers every member itself), but no request may hang:
         // a member already answered keeps its answer, a promise settles once.
@@ -111,13 +127,14 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
         const left = running.get(group.key)! - 1;
         if (left === 0) running.delete(group.key);
         else running.set(group.key, left);
-        flushIfDue(group.key);
+        if (wrote) flushIfDue(group.key);
+        else statementsDone();
       });
     inFlight.add(done);
   };
   const flushIfDue = (key: string) => {
     const group = open.get(key);
-    if (group !== undefined && group.due && (running.get(key) ?? 0) < maxInFlight) flush(group, true);
+    if (group !== undefined && group.due && slotFree(key)) flush(group, true);
   };
 
   return {
@@ -134,7 +151,7 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
         open.set(key, created);
         if (created.due) {
           // Group commit: at once when a slot is free, else gathering until one is.
-          if ((running.get(key) ?? 0) < maxInFlight || flushingAll || settings.maxEvents === 1) flush(created, false);
+          if (slotFree(key) || flushingAll || settings.maxEvents === 1) flush(created, false);
           return;
         }
         created.timer = setTimeout(() => {
@@ -161,10 +178,10 @@ export function createSingleEventCoalescer(deps: IngestDeps, settings: CoalesceS
  * event is stored on its own, concurrently, as separate requests would be: the failing event is
  * refused with the single route's answer and its neighbours are stored.
  */
-async function commitGroup(deps: IngestDeps, group: Group, observer: CoalesceObserver): Promise<void> {
+async function commitGroup(deps: IngestDeps, group: Group, observer: CoalesceObserver, statementsDone: () => void): Promise<void> {
   const { members, scope } = group;
   try {
-    const verdicts = await storeWithRetry(deps, scope, members.map((m) => m.input));
+    const verdicts = await storeWithRetry(deps, scope, members.map((m) => m.input), statementsDone);
     verdicts.forEach((verdict, i) => members[i]!.resolve(toResult(verdict)));
     deps.warmup?.record(verdicts.filter((v) => v.status === 'accepted' && !v.duplicate).length);
     return;

@@ -83,11 +83,20 @@ export function toResult(verdict: StoreVerdict): EventResult {
     : { eventId: verdict.eventId, status: 'rejected', error: verdict.refusal };
 }
 
-export async function storeWithRetry(deps: IngestDeps, scope: IngestScope, inputs: StoreInput[]): Promise<StoreVerdict[]> {
+/**
+ * Stores the inputs in one transaction, retried when a concurrent writer won a race.
+ * `committing` is called once the statements are done and only the COMMIT (on a durable
+ * database, its flush to disk) is left, so a caller may start its next transaction meanwhile.
+ */
+export async function storeWithRetry(deps: IngestDeps, scope: IngestScope, inputs: StoreInput[], committing?: () => void): Promise<StoreVerdict[]> {
   const storeScope = { projectId: scope.projectId, environmentId: scope.environment.id };
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withTransaction(deps.pool, (client) => storeEvents(client, deps.keyring, storeScope, inputs));
+      return await withTransaction(deps.pool, async (client) => {
+        const verdicts = await storeEvents(client, deps.keyring, storeScope, inputs);
+        committing?.();
+        return verdicts;
+      });
     } catch (error) {
       const retriable = error instanceof ConcurrentWriteError || (error as { code?: string }).code === UNIQUE_VIOLATION;
       if (!retriable || attempt >= MAX_ATTEMPTS) throw error;

@@ -50,41 +50,62 @@ function key(ts: number | null, us: number | null, id: string | null): TimelineK
   return ts === null || us === null || id === null ? null : { timestampMs: ts, receivedAtUs: us, eventId: id };
 }
 
-/** Locks the batch's existing journeys in id order, so concurrent batches never deadlock. */
-export async function lockJourneys(db: Queryable, projectId: string, ids: string[]): Promise<Map<string, LockedJourney>> {
-  const result = await db.query<JourneyRecord>({
-    name: 'ingest-lock-journeys',
-    text: `SELECT id, environment_id, status, event_count, ${epochMs('started_at')} AS started_ms, ${epochMs('last_event_at')} AS last_ms,
-            ${epochMs('completed_at')} AS completed_ms, services,
-            label, ${epochMs('label_event_ts')} AS label_ts, ${epochUs('label_event_received_at')} AS label_us, label_event_id,
-            last_step, ${epochMs('last_step_event_ts')} AS last_step_ts, ${epochUs('last_step_received_at')} AS last_step_us, last_step_event_id,
-            failed_step, ${epochMs('failed_event_ts')} AS failed_ts, ${epochUs('failed_event_received_at')} AS failed_us, failed_event_id
-       FROM journeys WHERE project_id = $1 AND id = ANY($2::text[]) ORDER BY id COLLATE "C" FOR UPDATE`,
-    values: [projectId, ids],
+/**
+ * The first read of a batch, one round trip: locks the batch's existing journeys in id order (so
+ * concurrent batches never deadlock), then reads which of its event ids are stored. The event read
+ * shares the statement's snapshot, taken before any wait for a journey's lock: an id that a
+ * concurrent writer commits meanwhile is not seen, and the batch's insert of it then fails on the
+ * unique key and the batch is retried (storeWithRetry), seeing it then, as a second read would.
+ */
+export async function lockJourneysFindEvents(
+  db: Queryable,
+  projectId: string,
+  journeyIds: string[],
+  eventIds: string[],
+): Promise<{ locked: Map<string, LockedJourney>; events: Map<string, ExistingEvent> }> {
+  // event_ids (migration 0017) gives each stored id's received_at, so each found event is one
+  // probe into its own partition rather than one per partition.
+  const result = await db.query<{ journeys: JourneyRecord[]; events: Array<[string, string, string, string]> }>({
+    name: 'ingest-lock-journeys-find-events',
+    text: `WITH locked AS MATERIALIZED (
+         SELECT id, environment_id, status, event_count, ${epochMs('started_at')} AS started_ms, ${epochMs('last_event_at')} AS last_ms,
+                ${epochMs('completed_at')} AS completed_ms, services,
+                label, ${epochMs('label_event_ts')} AS label_ts, ${epochUs('label_event_received_at')} AS label_us, label_event_id,
+                last_step, ${epochMs('last_step_event_ts')} AS last_step_ts, ${epochUs('last_step_received_at')} AS last_step_us, last_step_event_id,
+                failed_step, ${epochMs('failed_event_ts')} AS failed_ts, ${epochUs('failed_event_received_at')} AS failed_us, failed_event_id
+           FROM journeys WHERE project_id = $1 AND id = ANY($2::text[]) ORDER BY id COLLATE "C" FOR UPDATE)
+       SELECT (SELECT coalesce(json_agg(l), '[]') FROM locked l) AS journeys,
+              (SELECT coalesce(json_agg(json_build_array(e.id, e.journey_id, e.content_hash, e.content_hash_key_id)), '[]')
+                 FROM event_ids i JOIN events e ON e.project_id = i.project_id AND e.id = i.id AND e.received_at = i.received_at
+                WHERE i.project_id = $1 AND i.id = ANY($3::text[])) AS events`,
+    values: [projectId, journeyIds, eventIds],
   });
-  return new Map(
-    result.rows.map((row) => [
-      row.id,
-      {
-        id: row.id,
-        environmentId: row.environment_id,
-        state: {
-          status: row.status,
-          eventCount: row.event_count,
-          startedAtMs: row.started_ms,
-          lastEventAtMs: row.last_ms,
-          completedAtMs: row.completed_ms,
-          services: row.services,
-          label: row.label,
-          labelKey: key(row.label_ts, row.label_us, row.label_event_id),
-          lastStep: row.last_step,
-          lastStepKey: key(row.last_step_ts, row.last_step_us, row.last_step_event_id),
-          failedStep: row.failed_step,
-          failedKey: key(row.failed_ts, row.failed_us, row.failed_event_id),
-        },
-      },
-    ]),
-  );
+  const row = result.rows[0]!;
+  return {
+    locked: new Map(row.journeys.map((journey) => [journey.id, lockedJourney(journey)])),
+    events: new Map(row.events.map(([id, journeyId, hash, keyId]) => [id, { id, journeyId, hash, keyId }])),
+  };
+}
+
+function lockedJourney(row: JourneyRecord): LockedJourney {
+  return {
+    id: row.id,
+    environmentId: row.environment_id,
+    state: {
+      status: row.status,
+      eventCount: row.event_count,
+      startedAtMs: row.started_ms,
+      lastEventAtMs: row.last_ms,
+      completedAtMs: row.completed_ms,
+      services: row.services,
+      label: row.label,
+      labelKey: key(row.label_ts, row.label_us, row.label_event_id),
+      lastStep: row.last_step,
+      lastStepKey: key(row.last_step_ts, row.last_step_us, row.last_step_event_id),
+      failedStep: row.failed_step,
+      failedKey: key(row.failed_ts, row.failed_us, row.failed_event_id),
+    },
+  };
 }
 
 export interface ExistingEvent {
@@ -92,19 +113,6 @@ export interface ExistingEvent {
   journeyId: string;
   hash: string;
   keyId: string;
-}
-
-export async function findEvents(db: Queryable, projectId: string, ids: string[]): Promise<Map<string, ExistingEvent>> {
-  // event_ids (migration 0017) gives each stored id's received_at, so each found event is one
-  // probe into its own partition rather than one per partition.
-  const result = await db.query<ExistingEvent>({
-    name: 'ingest-find-events',
-    text: `SELECT e.id, e.journey_id AS "journeyId", e.content_hash AS hash, e.content_hash_key_id AS "keyId"
-       FROM event_ids i JOIN events e ON e.project_id = i.project_id AND e.id = i.id AND e.received_at = i.received_at
-      WHERE i.project_id = $1 AND i.id = ANY($2::text[])`,
-    values: [projectId, ids],
-  });
-  return new Map(result.rows.map((row) => [row.id, row]));
 }
 
 export interface ExistingAlias {

@@ -7,7 +7,7 @@ import type { Queryable } from '../db/pool.ts';
 import { normalizeIdentifier } from '../protocol/identifiers.ts';
 import { EVENT_FIELD_TOKEN_KINDS, EVENT_ROW_TOKEN_KINDS, type SearchTokenKind } from '../protocol/search-token-kinds.ts';
 import { classifyEvent } from '../protocol/envelope.ts';
-import { findAliases, findEvents, lockJourneys, type EventRow, type ExistingAlias } from './ingest-sql.ts';
+import { findAliases, lockJourneysFindEvents, type EventRow, type ExistingAlias, type ExistingEvent } from './ingest-sql.ts';
 import { applyEvent, newJourneyState, type SummaryEvent } from './journey-summary.ts';
 import { unstorableRefusal, type PreparedEvent, type Refusal } from './prepare.ts';
 import { ConcurrentWriteError, writeBatch, type AliasSlot, type BatchPlan, type StoreScope, type WorkingJourney } from './write-batch.ts';
@@ -59,15 +59,15 @@ export async function storeEvents(
 }
 
 /**
- * The three reads, in lock order: journeys (locked, id order), then events, then aliases. Of a
- * journey's aliases only those holding a value the batch states are read (by token under every
- * key), and they are found by key in memory: a journey that gathered thousands of aliases costs
- * little more per event than a new one.
+ * The reads, in lock order: journeys (locked, id order) with the stored event ids in the same
+ * statement, then aliases. Of a journey's aliases only those holding a value the batch states are
+ * read (by token under every key), and they are found by key in memory: a journey that gathered
+ * thousands of aliases costs little more per event than a new one.
  */
 async function readBatch(db: Queryable, keyring: Keyring, scope: StoreScope, inputs: StoreInput[]) {
   const journeyIds = [...new Set(inputs.map((input) => input.prepared.event.journeyId))];
-  const locked = await lockJourneys(db, scope.projectId, journeyIds);
-  const existingEvents = await findEvents(db, scope.projectId, [...new Set(inputs.map((i) => i.prepared.event.id))]);
+  const eventIds = [...new Set(inputs.map((i) => i.prepared.event.id))];
+  const { locked, events: existingEvents } = await lockJourneysFindEvents(db, scope.projectId, journeyIds, eventIds);
   const lookupTokens = statedAliasTokens(keyring, inputs);
   const tokens = [...new Set([...lookupTokens.values()].flat())];
   const aliasSlots = new Map<string, AliasSlot>();
@@ -101,7 +101,7 @@ function verdictWithoutWrite(
   keyring: Keyring,
   scope: StoreScope,
   plan: BatchPlan,
-  existingEvents: Awaited<ReturnType<typeof findEvents>>,
+  existingEvents: Map<string, ExistingEvent>,
   prepared: PreparedEvent,
 ): StoreVerdict | null {
   const event = prepared.event;
