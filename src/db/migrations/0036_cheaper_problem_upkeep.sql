@@ -33,32 +33,37 @@ BEGIN
      WHERE m.project_id = b.project_id AND m.problem_id = b.problem_id AND m.journey_id = b.journey_id
        AND NOT EXISTS (SELECT 1 FROM a WHERE a.project_id = b.project_id AND a.problem_id = b.problem_id AND a.journey_id = b.journey_id)
     RETURNING m.project_id, m.problem_id
-  ), novel AS (
-    SELECT a.* FROM a
-     WHERE NOT EXISTS (SELECT 1 FROM problem_journeys m WHERE m.project_id = a.project_id AND m.problem_id = a.problem_id AND m.journey_id = a.journey_id)
   ), ev AS (
     -- Each event once (a journey's findings share few), by event_ids' primary key then the one
     -- partition its receipt names: LIMIT 1 keeps the lookup a parameterized index probe per event.
     SELECT d.project_id, d.event_id, x.release, x.received_at
-      FROM (SELECT DISTINCT project_id, event_id FROM novel WHERE event_id IS NOT NULL) d
+      FROM (SELECT DISTINCT project_id, event_id FROM a WHERE event_id IS NOT NULL) d
       CROSS JOIN LATERAL (
         SELECT COALESCE(NULLIF(e.deployment_metadata->>'version', ''), NULLIF(e.deployment_metadata->>'gitCommit', '')) AS release, e.received_at
           FROM event_ids i JOIN events e ON e.project_id = i.project_id AND e.id = i.id AND e.received_at = i.received_at
          WHERE i.project_id = d.project_id AND i.id = d.event_id LIMIT 1) x
-  ), fresh AS (
-    SELECT n.project_id, n.problem_id, n.journey_id, n.seen_at, ev.release, ev.received_at
-      FROM novel n LEFT JOIN ev ON ev.project_id = n.project_id AND ev.event_id = n.event_id
   ), inserted AS (
+    -- A journey already counted conflicts on the primary key (its arbiter index, whatever the
+    -- statistics say; a lookup by problem could otherwise walk the problem's every journey).
     INSERT INTO problem_journeys (project_id, problem_id, journey_id, seen_at, release)
-    SELECT project_id, problem_id, journey_id, seen_at, release FROM fresh
+    SELECT a.project_id, a.problem_id, a.journey_id, a.seen_at, ev.release
+      FROM a LEFT JOIN ev ON ev.project_id = a.project_id AND ev.event_id = a.event_id
+    ON CONFLICT (project_id, problem_id, journey_id) DO NOTHING
     RETURNING project_id, problem_id, journey_id, release, seen_at
   ), released AS (
     INSERT INTO project_releases (project_id, release, first_seen_at)
-    SELECT project_id, release, min(received_at) FROM fresh WHERE release IS NOT NULL GROUP BY project_id, release
+    SELECT i.project_id, i.release, min(ev.received_at)
+      FROM inserted i JOIN a ON a.project_id = i.project_id AND a.problem_id = i.problem_id AND a.journey_id = i.journey_id
+      JOIN ev ON ev.project_id = a.project_id AND ev.event_id = a.event_id
+     WHERE i.release IS NOT NULL GROUP BY i.project_id, i.release
     ON CONFLICT (project_id, release) DO UPDATE SET first_seen_at = EXCLUDED.first_seen_at
      WHERE project_releases.first_seen_at > EXCLUDED.first_seen_at
+  ), shifted AS (
+    -- Journeys whose seen time changed: only their problem journeys can move (none on an insert).
+    SELECT n.project_id, n.journey_id, n.observed_at FROM unnest(came) n JOIN unnest(gone) o ON o.project_id = n.project_id AND o.journey_id = n.journey_id
+     WHERE o.observed_at <> n.observed_at
   ), moved AS (
-    UPDATE problem_journeys m SET seen_at = a.seen_at FROM a
+    UPDATE problem_journeys m SET seen_at = s.observed_at FROM shifted s JOIN a ON a.project_id = s.project_id AND a.journey_id = s.journey_id
      WHERE m.project_id = a.project_id AND m.problem_id = a.problem_id AND m.journey_id = a.journey_id AND m.seen_at <> a.seen_at
     RETURNING m.project_id, m.problem_id
   )
