@@ -18,8 +18,7 @@ import { formatTimestamp } from '../protocol/timestamps.ts';
 import { getEventDetail } from '../query/details.ts';
 import { findEnvironment, listEnvironments, recentEvents, type EnvironmentRow } from '../projects/environments-sql.ts';
 import { findProjectById, findProjectBySlug } from '../projects/projects-sql.ts';
-import { environmentUseMessage, removeEnvironmentRecorded, renameEnvironmentRecorded } from '../projects/environment-lifecycle.ts';
-import { changeEnvironment, createEnvironmentRecorded, createProjectRecorded, renameProjectRecorded } from '../projects/settings.ts';
+import { changeEnvironment, createEnvironmentRecorded, environmentUseMessage, removeEnvironmentRecorded, renameEnvironmentRecorded, createProjectRecorded, renameProjectRecorded } from '../projects/settings.ts';
 import { capturePreviewSchema, environmentChangeSchema, environmentRenameSchema, newEnvironmentSchema, newProjectSchema, projectRenameSchema } from '../projects/settings-input.ts';
 
 export interface SettingsRouteDeps {
