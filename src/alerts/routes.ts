@@ -13,7 +13,7 @@ import type { z } from 'zod';
 import { defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
 import { findProjectBySlug } from '../projects/projects-sql.ts';
 import { alertRuleInputSchema, alertRulePatchSchema } from './rule-input.ts';
-import { createRule, listDeliveries, listRules, muteRule, removeRule } from './rules.ts';
+import { createRule, editRule, listDeliveries, listRules, muteRule, removeRule } from './rules.ts';
 
 export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthContext; keyring: Keyring; allowedHosts: readonly string[]; version?: string }): void {
   const db = deps.auth.db;
@@ -66,15 +66,17 @@ export function registerAlertRoutes(app: FastifyInstance, deps: { auth: AuthCont
     url: `${base}/:ruleId`,
     contract: {
       ...admin,
-      summary: 'Mute an alert rule until a time, or unmute it (null)',
+      summary: 'Change an alert rule (its fields, checked as on creation) and/or mute it until a time, or unmute it (null)',
       body: { schema: alertRulePatchSchema, contentTypes: ['application/json'] },
       answers: { 200: { description: 'The rule.', schema: dataOf(alertRuleSchema) } },
-      errors: [...adminErrors, ...bodyErrors, 'not_found'],
+      errors: [...adminErrors, ...bodyErrors, 'not_found', 'environment_not_found'],
     },
     handler: async (request) => {
       const projectId = await projectOf(request);
-      const { mutedUntil } = body(alertRulePatchSchema, request.body);
-      const rule = await muteRule(db, projectId, ruleIdOf(request), mutedUntil === null ? null : new Date(mutedUntil));
+      const { mutedUntil, ...fields } = body(alertRulePatchSchema, request.body);
+      let rule = null;
+      if (Object.keys(fields).length > 0) rule = await editRule({ db, keyring: deps.keyring, allowedHosts: deps.allowedHosts }, projectId, ruleIdOf(request), fields);
+      if (mutedUntil !== undefined) rule = await muteRule(db, projectId, ruleIdOf(request), mutedUntil === null ? null : new Date(mutedUntil));
       if (rule === null) throw errors.notFound('The alert rule was not found.');
       return { data: rule };
     },

@@ -23,6 +23,21 @@ export const alertRuleInputSchema = z.strictObject({
 
 export type AlertRuleInput = z.output<typeof alertRuleInputSchema>;
 
-export const alertRulePatchSchema = z.strictObject({
-  mutedUntil: z.iso.datetime({ offset: true }).nullable(),
-});
+/**
+ * A change of a rule: any of its fields, checked as on creation (an omitted field keeps its
+ * value, null clears an optional filter), and/or muting until a time (null unmutes).
+ */
+export const alertRulePatchSchema = z
+  .strictObject({
+    name: storableText().min(1).max(200).optional(),
+    kind: z.enum(RULE_KINDS).optional(),
+    path: storableText().min(1).max(1024).nullable().optional(),
+    entityType: storableText().min(1).max(128).nullable().optional(),
+    environment: storableText().min(1).max(64).nullable().optional(),
+    threshold: z.strictObject({ count: z.int().min(1).max(1_000_000), windowMinutes: z.int().min(1).max(1440) }).optional(),
+    channel: z.strictObject({ type: z.enum(['webhook', 'slack']), url: storableText().min(1).max(2048) }).optional(),
+    mutedUntil: z.iso.datetime({ offset: true }).nullable().optional(),
+  })
+  .refine((patch) => Object.keys(patch).length > 0, { message: 'Name at least one field to change.' });
+
+export type AlertRulePatch = z.output<typeof alertRulePatchSchema>;

@@ -62,6 +62,20 @@ export async function updateMute(db: Queryable, projectId: string, id: string, m
   return (result.rowCount ?? 0) === 1;
 }
 
+/** Writes what a rule watches and where it says so; its evaluation cursor and secret stay. */
+export async function updateRuleFields(
+  db: Queryable,
+  row: Pick<AlertRuleRecord, 'project_id' | 'id' | 'name' | 'kind' | 'path' | 'entity_type' | 'environment_id' | 'threshold_count' | 'window_minutes' | 'channel' | 'url'>,
+): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE alert_rules SET name = $3, kind = $4, path = $5, entity_type = $6, environment_id = $7, threshold_count = $8, window_minutes = $9,
+            channel = $10, url = $11
+      WHERE project_id = $1 AND id = $2`,
+    [row.project_id, row.id, row.name, row.kind, row.path, row.entity_type, row.environment_id, row.threshold_count, row.window_minutes, row.channel, row.url],
+  );
+  return (result.rowCount ?? 0) === 1;
+}
+
 export async function deleteRule(db: Queryable, projectId: string, id: string): Promise<boolean> {
   const result = await db.query('DELETE FROM alert_rules WHERE project_id = $1 AND id = $2', [projectId, id]);
   return (result.rowCount ?? 0) === 1;

@@ -13,8 +13,8 @@ import { formatTimestamp } from '../protocol/timestamps.ts';
 import { isHostAllowed, normalizeBaseUrl } from '../replay/url-policy.ts';
 import { MAX_ALERT_RULES, MAX_DELIVERY_LOG } from './limits.ts';
 import { selectDeliveries, type DeliveryRecord } from './outbox-sql.ts';
-import type { AlertRuleInput } from './rule-input.ts';
-import { countRules, deleteRule, insertRule, selectRule, selectRules, updateMute, type AlertRuleRecord } from './rules-sql.ts';
+import type { AlertRuleInput, AlertRulePatch } from './rule-input.ts';
+import { countRules, deleteRule, insertRule, selectRule, selectRules, updateMute, updateRuleFields, type AlertRuleRecord } from './rules-sql.ts';
 import { newAlertSecret } from './signing.ts';
 
 export interface RulesDeps {
@@ -41,19 +41,27 @@ export function ruleView(row: AlertRuleRecord) {
 
 export type RuleView = ReturnType<typeof ruleView>;
 
-/** Creates a rule; the answer holds the signing secret, which is never shown again. */
-export async function createRule(deps: RulesDeps, projectId: string, input: AlertRuleInput): Promise<RuleView & { secret: string }> {
-  const url = normalizeBaseUrl(input.channel.url);
+/** The channel URL as stored, when its shape and host are allowed. */
+function checkedUrl(deps: RulesDeps, raw: string): string {
+  const url = normalizeBaseUrl(raw);
   if (!url.ok) throw errors.invalidRequest('channel.url', `The URL ${url.message}.`);
   if (!isHostAllowed(new URL(url.value).hostname, deps.allowedHosts)) {
     throw errors.invalidRequest('channel.url', 'The host is not in ALERT_ALLOWED_HOSTS.');
   }
-  let environmentId: string | null = null;
-  if (input.environment !== null) {
-    const environment = await findEnvironment(deps.db, projectId, input.environment);
-    if (environment === null) throw new AppError('environment_not_found', 'The project has no such environment.');
-    environmentId = environment.id;
-  }
+  return url.value;
+}
+
+async function environmentIdOf(db: Queryable, projectId: string, name: string | null): Promise<string | null> {
+  if (name === null) return null;
+  const environment = await findEnvironment(db, projectId, name);
+  if (environment === null) throw new AppError('environment_not_found', 'The project has no such environment.');
+  return environment.id;
+}
+
+/** Creates a rule; the answer holds the signing secret, which is never shown again. */
+export async function createRule(deps: RulesDeps, projectId: string, input: AlertRuleInput): Promise<RuleView & { secret: string }> {
+  const url = checkedUrl(deps, input.channel.url);
+  const environmentId = await environmentIdOf(deps.db, projectId, input.environment);
   if ((await countRules(deps.db, projectId)) >= MAX_ALERT_RULES) {
     throw errors.invalidRequest('', `A project holds at most ${MAX_ALERT_RULES} alert rules.`);
   }
@@ -70,7 +78,7 @@ export async function createRule(deps: RulesDeps, projectId: string, input: Aler
     threshold_count: input.threshold.count,
     window_minutes: input.threshold.windowMinutes,
     channel: input.channel.type,
-    url: url.value,
+    url,
     secret_encrypted: encryptField(deps.keyring, secret),
   });
   return { ...ruleView((await selectRule(deps.db, projectId, id))!), secret };
@@ -85,6 +93,32 @@ const known = (id: string) => isUuid(id);
 export async function muteRule(db: Queryable, projectId: string, ruleId: string, until: Date | null): Promise<RuleView | null> {
   if (!known(ruleId) || !(await updateMute(db, projectId, ruleId.toLowerCase(), until))) return null;
   return ruleView((await selectRule(db, projectId, ruleId.toLowerCase()))!);
+}
+
+/**
+ * Changes a rule's fields with the checks of creation; omitted fields keep their value. The
+ * evaluation cursor stays, so the changed rule counts findings from where the old one stopped.
+ */
+export async function editRule(deps: RulesDeps, projectId: string, ruleId: string, patch: Omit<AlertRulePatch, 'mutedUntil'>): Promise<RuleView | null> {
+  if (!known(ruleId)) return null;
+  const id = ruleId.toLowerCase();
+  const current = await selectRule(deps.db, projectId, id);
+  if (current === null) return null;
+  const fields = {
+    project_id: projectId,
+    id,
+    name: patch.name ?? current.name,
+    kind: patch.kind ?? current.kind,
+    path: patch.path === undefined ? current.path : patch.path,
+    entity_type: patch.entityType === undefined ? current.entity_type : patch.entityType,
+    environment_id: patch.environment === undefined ? current.environment_id : await environmentIdOf(deps.db, projectId, patch.environment),
+    threshold_count: patch.threshold?.count ?? current.threshold_count,
+    window_minutes: patch.threshold?.windowMinutes ?? current.window_minutes,
+    channel: patch.channel?.type ?? current.channel,
+    url: patch.channel === undefined ? current.url : checkedUrl(deps, patch.channel.url),
+  };
+  if (!(await updateRuleFields(deps.db, fields))) return null;
+  return ruleView((await selectRule(deps.db, projectId, id))!);
 }
 
 export async function removeRule(db: Queryable, projectId: string, ruleId: string): Promise<boolean> {

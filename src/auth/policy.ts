@@ -132,6 +132,8 @@ const RULES: Readonly<Record<string, RouteRule>> = {
   'GET /v1/projects/:projectId/environments/:name': admin,
   'PATCH /v1/projects/:projectId/environments/:name': admin,
   'POST /v1/projects/:projectId/environments/:name/capture-preview': admin,
+  'POST /v1/projects/:projectId/environments/:name/rename': admin,
+  'DELETE /v1/projects/:projectId/environments/:name': admin,
   'GET /v1/instance': { kind: 'owner' },
 };
 

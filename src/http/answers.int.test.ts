@@ -304,6 +304,7 @@ describe('answers match the schemas their routes declare', () => {
       await check.call('PATCH', `${prefix}/v1/projects/:projectId/environments/:name`, { url: `${envUrl}/production`, headers: json, payload: { retentionDays: 30 + prefix.length }, status: 200 });
       const settings = { captureMode: 'redacted-payload', redactionPaths: ['contact.email'], captureAllowlist: [] };
       const envelope = { protocolVersion: '0.1', event: { ...journeyEvents(`preview${prefix.length}`).single[0], id: `preview-${prefix.length}` } };
+      await check.call('POST', `${prefix}/v1/projects/:projectId/environments/:name/rename`, { url: `${envUrl}/staging-${prefix.length}/rename`, headers: json, payload: { name: `renamed-${prefix.length}` }, status: 200 });
       await check.call('POST', `${prefix}/v1/projects/:projectId/environments/:name/capture-preview`, { url: `${envUrl}/production/capture-preview`, headers: json, payload: { settings, envelope }, status: 200 });
       await check.call('GET', `${prefix}/v1/instance`, { headers, status: 200 });
     }

@@ -42,6 +42,8 @@ export const ERROR_STATUS = {
   slug_taken: 409,
   // POST /v1/projects/:projectId/environments: the project has an environment of this name.
   environment_exists: 409,
+  // DELETE of an environment that API keys, journeys or alert rules still use.
+  environment_in_use: 409,
   // An invitation into a project for someone who already holds a role in it (docs/roles.md).
   already_member: 409,
   internal_error: 500,

@@ -18,8 +18,8 @@ import { formatTimestamp } from '../protocol/timestamps.ts';
 import { getEventDetail } from '../query/details.ts';
 import { findEnvironment, listEnvironments, recentEvents, type EnvironmentRow } from '../projects/environments-sql.ts';
 import { findProjectById, findProjectBySlug } from '../projects/projects-sql.ts';
-import { changeEnvironment, createEnvironmentRecorded, createProjectRecorded, renameProjectRecorded } from '../projects/settings.ts';
-import { capturePreviewSchema, environmentChangeSchema, newEnvironmentSchema, newProjectSchema, projectRenameSchema } from '../projects/settings-input.ts';
+import { changeEnvironment, createEnvironmentRecorded, environmentUseMessage, removeEnvironmentRecorded, renameEnvironmentRecorded, createProjectRecorded, renameProjectRecorded } from '../projects/settings.ts';
+import { capturePreviewSchema, environmentChangeSchema, environmentRenameSchema, newEnvironmentSchema, newProjectSchema, projectRenameSchema } from '../projects/settings-input.ts';
 
 export interface SettingsRouteDeps {
   auth: AuthContext;
@@ -181,6 +181,52 @@ export function registerSettingsRoutes(app: FastifyInstance, deps: SettingsRoute
         throw errors.invalidRequest('captureMode', 'full-payload is not allowed on this server: ALLOW_FULL_PAYLOAD_CAPTURE is not true.');
       }
       return { data: await detail(projectId, outcome) };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/v1/projects/:projectId/environments/:name/rename',
+    options: withBody,
+    contract: {
+      ...common,
+      summary: "Rename an environment (the project's admins); API keys and data stay with it",
+      body: { schema: environmentRenameSchema, contentTypes: ['application/json'] },
+      answers: { 200: { description: 'The environment under its new name, with its history.', schema: dataOf(environmentDetailSchema) } },
+      errors: [...inEnvironment, ...bodyErrors, 'environment_exists'],
+    },
+    handler: async (request) => {
+      const projectId = await projectOf(request);
+      const { name } = parseBody(environmentRenameSchema, request.body);
+      const outcome = await renameEnvironmentRecorded(db, projectId, (request.params as { name: string }).name, name, await requestActor(request, deps.auth));
+      if (outcome === 'not_found') throw new AppError('environment_not_found', 'The project has no environment of this name.');
+      if (outcome === 'exists') throw new AppError('environment_exists', 'The project has an environment of this name.', [{ path: 'name', message: 'taken' }]);
+      return { data: await detail(projectId, outcome) };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'DELETE',
+    url: '/v1/projects/:projectId/environments/:name',
+    options: withBody,
+    contract: {
+      ...common,
+      summary: "Remove an environment no API key, journey or alert rule uses (the project's admins)",
+      answers: { 204: { description: 'Removed.' } },
+      errors: [...inEnvironment, 'environment_in_use'],
+    },
+    handler: async (request, reply) => {
+      const projectId = await projectOf(request);
+      const outcome = await removeEnvironmentRecorded(db, projectId, (request.params as { name: string }).name, await requestActor(request, deps.auth));
+      if (outcome === 'not_found') throw new AppError('environment_not_found', 'The project has no environment of this name.');
+      if (outcome !== 'removed') {
+        throw new AppError('environment_in_use', environmentUseMessage(outcome), [
+          { path: 'apiKeys', message: String(outcome.apiKeys) },
+          { path: 'journeys', message: String(outcome.journeys) },
+          { path: 'alertRules', message: String(outcome.alertRules) },
+        ]);
+      }
+      return reply.status(204).send();
     },
   });
 

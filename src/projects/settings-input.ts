@@ -79,6 +79,9 @@ export const newEnvironmentSchema = z.strictObject({
 });
 export type NewEnvironmentRequest = z.input<typeof newEnvironmentSchema>;
 
+/** A new name for an environment: the rules of a new one's name. */
+export const environmentRenameSchema = newEnvironmentSchema.pick({ name: true });
+
 /** A project's slug and name (project:create, POST /v1/projects). */
 export const SLUG_RULE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const MAX_SLUG_CHARS = 64;

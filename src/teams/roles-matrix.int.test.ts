@@ -69,6 +69,8 @@ function sample(method: string, url: string): { url: string; payload?: Record<st
     'POST /v1/projects/:projectId/problems/:problemId/replays': { destinationId: randomUUID() },
     'POST /v1/projects/:projectId/environments': { name: `e-${randomUUID()}` },
     'PATCH /v1/projects/:projectId/environments/:name': { retentionDays: 30 },
+    // Its own name: the rename is allowed and leaves the environment the other routes use.
+    'POST /v1/projects/:projectId/environments/:name/rename': { name: 'production' },
     'POST /v1/projects/:projectId/environments/:name/capture-preview': { settings: { captureMode: 'metadata-only', redactionPaths: [], captureAllowlist: [] }, envelope: {} },
   };
   const key = `${method} ${url.replace('/ui/api/v1/', '/v1/')}`;

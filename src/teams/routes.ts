@@ -7,7 +7,7 @@ import { endUserSessionById, listUserSessions } from '../auth/user-sessions.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Pool } from '../db/pool.ts';
 import { dataOf, itemsOf } from '../http/answers.ts';
-import { createdTokenSchema, createdUserSchema, memberSchema, passwordLinkSchema, personalTokenSchema, principalSchema, userSchema, userSessionSchema } from '../http/answer-schemas/teams.ts';
+import { createdTokenSchema, createdUserSchema, membersAnswerSchema, passwordLinkSchema, personalTokenSchema, principalSchema, userSchema, userSessionSchema } from '../http/answer-schemas/teams.ts';
 import { storableText } from '../http/body-fields.ts';
 import { errors } from '../http/errors.ts';
 import { ADMIN_ROUTE_ERRORS, defineRoute, JSON_BODY_ERRORS } from '../http/route-contract.ts';
@@ -16,7 +16,7 @@ import { formatTimestamp } from '../protocol/timestamps.ts';
 import { changeUser, createUser, grantRole, resetPassword, revokeRole, type PasswordLink } from './accounts.ts';
 import { describePrincipal } from './describe.ts';
 import { createPersonalToken, revokeOwnToken } from './tokens.ts';
-import { listMembers, listPersonalTokens, listUsers, type TokenRow, type UserRow } from './users-sql.ts';
+import { listMembers, listOwners, listPersonalTokens, listUsers, type TokenRow, type UserRow } from './users-sql.ts';
 
 export interface TeamRouteDeps {
   auth: AuthContext;
@@ -133,10 +133,11 @@ export function registerTeamRoutes(app: FastifyInstance, deps: TeamRouteDeps): v
   defineRoute(app, {
     method: 'GET',
     url: '/v1/projects/:projectId/members',
-    contract: { ...member, summary: "The project's members and their roles (the project's admins)", answers: { 200: { description: 'Members by e-mail.', schema: dataOf(itemsOf(memberSchema)) } } },
+    contract: { ...member, summary: "The project's members and their roles (the project's admins)", answers: { 200: { description: 'Members by e-mail, and the owners.', schema: dataOf(membersAnswerSchema) } } },
     handler: async (request) => {
       const projectId = await authorizeProjectInPath(request, deps.auth, (request.params as { projectId: string }).projectId);
-      return { data: { items: (await listMembers(deps.pool, projectId)).map((m) => ({ ...userView(m.user), role: m.role })) } };
+      const items = (await listMembers(deps.pool, projectId)).map((m) => ({ ...userView(m.user), role: m.role }));
+      return { data: { items, owners: (await listOwners(deps.pool)).map(userView) } };
     },
   });
 

@@ -35,6 +35,12 @@ export async function insertUser(db: Queryable, input: { email: string; displayN
   return result.rows[0] ? userOf(result.rows[0]) : null;
 }
 
+/** The instance's owners: they act as admin in every project without a role there. */
+export async function listOwners(db: Queryable): Promise<UserRow[]> {
+  const result = await db.query<RawUser>(`SELECT ${USER_COLUMNS} FROM users WHERE owner ORDER BY lower(email)`);
+  return result.rows.map(userOf);
+}
+
 export async function listUsers(db: Queryable): Promise<UserRow[]> {
   const result = await db.query<RawUser>(`SELECT ${USER_COLUMNS} FROM users ORDER BY lower(email)`);
   return result.rows.map(userOf);

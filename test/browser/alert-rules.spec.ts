@@ -59,4 +59,43 @@ describe('alert rules', () => {
       await receiver.close();
     }
   });
+
+  it('edits a rule in a prefilled form and shows it changed, at 1280 px', async () => {
+    const { page } = await ui.open(`/ui/sign-in?next=${encodeURIComponent(`/ui/projects/${ui.demo.projectId}/alerts`)}`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await ui.signIn(page);
+    const form = page.getByRole('form', { name: 'New alert rule' });
+    await form.getByLabel('Name').fill('Rule to edit');
+    await form.getByLabel('Field path (optional)').fill('customer.phone');
+    await form.getByLabel('URL').fill('http://127.0.0.1:9/hook');
+    await form.getByRole('button', { name: 'Create rule' }).click();
+    await page.getByRole('button', { name: 'Done' }).or(page.getByLabel('Signing secret')).first().waitFor();
+    const row = page.locator('table.settings-table tbody tr', { hasText: 'Rule to edit' });
+    await row.getByRole('button', { name: /^Edit/ }).click();
+    const edit = page.getByRole('form', { name: 'Edit alert rule' });
+    await edit.waitFor();
+    expect(await edit.getByLabel('Name').inputValue()).toBe('Rule to edit');
+    expect(await edit.getByLabel('Field path (optional)').inputValue()).toBe('customer.phone');
+    expect(await edit.getByLabel('URL').inputValue()).toBe('http://127.0.0.1:9/hook');
+    // A threshold out of range is named before anything is sent.
+    await edit.getByLabel('At least (findings)').fill('0');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText(/At least \(findings\).*must be a whole number from 1 to 1000000/).first().waitFor();
+    await edit.getByLabel('Name').fill('Edited rule');
+    await edit.getByLabel('Finding', { exact: true }).selectOption('failed');
+    await edit.getByLabel('Field path (optional)').fill('');
+    await edit.getByLabel('At least (findings)').fill('3');
+    await edit.getByLabel('Within (minutes)').fill('15');
+    await edit.getByLabel('URL').fill('http://127.0.0.1:9/other');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('form', { name: 'New alert rule' }).waitFor();
+    const edited = page.locator('table.settings-table tbody tr', { hasText: 'Edited rule' });
+    await edited.waitFor();
+    expect(await edited.textContent()).toContain('at least 3 in 15 min');
+    expect(await edited.textContent()).toContain('http://127.0.0.1:9/other');
+    expect(await edited.textContent()).not.toContain('customer.phone');
+    expect(await page.locator('table.settings-table tbody tr', { hasText: 'Rule to edit' }).count()).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await ui.checkAccessibility(page, 'an edited alert rule');
+  });
 });

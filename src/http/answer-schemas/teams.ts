@@ -38,6 +38,12 @@ export const userSchema = z
 
 export const memberSchema = userSchema.extend({ role: roleSchema }).meta({ id: 'Member', description: 'A user with their role in the project.' });
 
+/** The members route's answer: the members, and the owners, who act as admin in every project. */
+export const membersAnswerSchema = z.strictObject({
+  items: z.array(memberSchema),
+  owners: z.array(userSchema).describe("The instance's owners: admin in every project whether or not they hold a role in it."),
+});
+
 export const passwordLinkSchema = z.strictObject({
   url: z.string().describe('The one-time link to set a password; shown once, valid 72 hours.'),
   expiresAt: timestampSchema,

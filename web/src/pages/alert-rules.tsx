@@ -1,9 +1,10 @@
 // Alert rules of a project and their delivery log (docs/alerts.md). The signing secret of a new
 // rule is shown once, here, right after it is created.
 
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import { request, type AlertTestDelivery, type AlertDelivery, type AlertRule, type AlertRuleRequest, type NewAlertRule, type Project } from '../api.ts';
-import { EnvironmentOptions, Loading } from '../components/common.tsx';
+import { Loading } from '../components/common.tsx';
+import { RuleForm } from './alert-rule-form.tsx';
 import { FormProblems } from '../components/form-problems.tsx';
 import { SecretOnce } from '../components/secret-once.tsx';
 import { ConfirmDialog } from './settings/confirm-dialog.tsx';
@@ -54,6 +55,7 @@ export function AlertRulesPage({ project }: { project: Project }) {
   const [error, setError] = useState<unknown>(null);
   const [problems, setProblems] = useState<FieldProblem[]>([]);
   const [removing, setRemoving] = useState<AlertRule | null>(null);
+  const [editing, setEditing] = useState<AlertRule | null>(null);
   const [tested, setTested] = useState<{ rule: AlertRule; answer: AlertTestDelivery } | null>(null);
   const base = `/v1/projects/${project.id}/alert-rules`;
   const options = { projectId: project.id };
@@ -64,30 +66,23 @@ export function AlertRulesPage({ project }: { project: Project }) {
     void reload();
   }, [project.id]);
 
-  const create = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const create = async (body: AlertRuleRequest, form: HTMLFormElement) => {
     setError(null);
-    const fields = new FormData(event.currentTarget);
-    const text = (name: string) => String(fields.get(name) ?? '').trim();
-    const found = thresholdProblems(text('count') || '1', text('windowMinutes') || '1');
-    setProblems(found);
-    if (found.length > 0) return;
-    const count = Number(text('count') || '1');
-    const windowMinutes = Number(text('windowMinutes') || '1');
-    const body: AlertRuleRequest = {
-      name: text('name'),
-      kind: text('kind') as AlertRuleRequest['kind'],
-      path: text('path') || null,
-      entityType: text('entityType') || null,
-      environment: text('environment') || null,
-      threshold: { count, windowMinutes },
-      channel: { type: text('channel') === 'slack' ? 'slack' : 'webhook', url: text('url') },
-    };
-    const form = event.currentTarget;
     try {
       setCreated(await request<NewAlertRule>(base, { ...options, method: 'POST', body }));
       // A second Enter must not make the same rule again: the form starts over.
       form.reset();
+      await reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  const save = async (body: AlertRuleRequest) => {
+    setError(null);
+    try {
+      await request<AlertRule>(`${base}/${editing!.id}`, { ...options, method: 'PATCH', body });
+      setEditing(null);
       await reload();
     } catch (e) {
       setError(e);
@@ -180,6 +175,9 @@ export function AlertRulesPage({ project }: { project: Project }) {
                   ) : (
                     <button type="button" onClick={() => mute(rule, new Date(Date.now() + HOUR_MS).toISOString())}>Mute 1 hour</button>
                   )}{' '}
+                  <button type="button" onClick={() => { setProblems([]); setError(null); setEditing(rule); }}>
+                    Edit <span className="visually-hidden"><UserText text={rule.name} /></span>
+                  </button>{' '}
                   <button type="button" onClick={() => showLog(rule)}>
                     Delivery log <span className="visually-hidden"><UserText text={rule.name} /></span>
                   </button>{' '}
@@ -225,42 +223,11 @@ export function AlertRulesPage({ project }: { project: Project }) {
       >
         <p>Nothing more is sent for it.</p>
       </ConfirmDialog>
-      {/* The settings forms' layout: each label above its field, the button as wide as its text. */}
-      <form className="card settings-form" onSubmit={create} aria-label="New alert rule">
-        <h2>New rule</h2>
-        <label htmlFor="rule-name">Name</label>
-        <input id="rule-name" name="name" required />
-        <label htmlFor="rule-kind">Finding</label>
-        <select id="rule-kind" name="kind" defaultValue="lost">
-          {Object.entries(RULE_KIND_LABELS).map(([kind, label]) => (
-            <option key={kind} value={kind}>
-              {label}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="rule-path">Field path (optional)</label>
-        <input id="rule-path" name="path" />
-        <label htmlFor="rule-entity-type">Entity type (optional)</label>
-        <input id="rule-entity-type" name="entityType" />
-        <label htmlFor="rule-environment">Environment (optional)</label>
-        <select id="rule-environment" name="environment" defaultValue="">
-          <EnvironmentOptions environments={project.environments} />
-        </select>
-        <label htmlFor="rule-count">At least (findings)</label>
-        <input id="rule-count" name="count" inputMode="numeric" defaultValue="1" />
-        <label htmlFor="rule-window">Within (minutes)</label>
-        <input id="rule-window" name="windowMinutes" inputMode="numeric" defaultValue="1" />
-        <label htmlFor="rule-channel">Channel</label>
-        <select id="rule-channel" name="channel" defaultValue="webhook">
-          <option value="webhook">Webhook (signed JSON)</option>
-          <option value="slack">Slack-style incoming webhook</option>
-        </select>
-        <label htmlFor="rule-url">URL</label>
-        <input id="rule-url" name="url" type="url" required placeholder="https://hooks.example.com/jtrace" />
-        <div>
-          <button type="submit">Create rule</button>
-        </div>
-      </form>
+      {editing ? (
+        <RuleForm key={editing.id} project={project} kindLabels={RULE_KIND_LABELS} rule={editing} checkThreshold={thresholdProblems} onProblems={setProblems} onSubmit={save} onCancel={() => setEditing(null)} />
+      ) : (
+        <RuleForm project={project} kindLabels={RULE_KIND_LABELS} checkThreshold={thresholdProblems} onProblems={setProblems} onSubmit={create} />
+      )}
     </>
   );
 }

@@ -12,6 +12,7 @@ import { Link, navigate } from '../../router.tsx';
 import { CapturePreviewPanel, type DraftSettings } from './capture-preview-panel.tsx';
 import { SettingsHistory } from './settings-history.tsx';
 import { useAction } from '../../lib/use-action.ts';
+import { EnvironmentLifecycle } from './environment-lifecycle.tsx';
 
 type Mode = EnvironmentSettings['captureMode'];
 
@@ -40,6 +41,11 @@ export function EnvironmentsPage({ project, rest, reloadProjects }: { project: P
     reloadProjects();
     navigate(`/settings/projects/${project.id}/environments/${encodeURIComponent(name)}`);
   };
+  const changed = (name: string | null) => {
+    load();
+    reloadProjects();
+    navigate(`/settings/projects/${project.id}/environments${name === null ? '' : `/${encodeURIComponent(name)}`}`);
+  };
   const named = rest.startsWith('/') ? safeDecode(rest.slice(1)) : '';
   const selected = environments?.find((e) => e.name === named) ?? environments?.[0] ?? null;
 
@@ -66,6 +72,7 @@ export function EnvironmentsPage({ project, rest, reloadProjects }: { project: P
             </ul>
           </nav>
           {selected ? <EnvironmentEditor key={selected.name} project={project} name={selected.name} /> : null}
+          {selected ? <EnvironmentLifecycle key={`lifecycle ${selected.name}`} project={project} name={selected.name} onRenamed={changed} onRemoved={() => changed(null)} /> : null}
         </>
       )}
       {environments ? <AddEnvironment project={project} onCreated={created} /> : null}

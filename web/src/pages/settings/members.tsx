@@ -17,15 +17,23 @@ const ROLE_TEXT: Record<Role, string> = {
 };
 const ROLES = Object.keys(ROLE_TEXT) as Role[];
 
+/** An owner as the members route lists them: a user, no role of their own here. */
+type Owner = Omit<Member, 'role'>;
+
 export function SettingsMembersPage({ project }: { project: Project }) {
   const [members, setMembers] = useState<Member[] | null>(null);
+  // The instance's owners act as admin here without a role; listed so the page shows everyone with access.
+  const [owners, setOwners] = useState<Owner[]>([]);
   const [pending, setPending] = useState<PendingMember[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [status, setStatus] = useState('');
   const [removing, setRemoving] = useState<Member | null>(null);
   const base = `/v1/projects/${project.id}`;
   const load = useCallback(() => {
-    request<{ items: Member[] }>(`${base}/members`).then((data) => setMembers(data.items), setError);
+    request<{ items: Member[]; owners: Owner[] }>(`${base}/members`).then((data) => {
+      setMembers(data.items);
+      setOwners(data.owners.filter((owner) => !data.items.some((member) => member.id === owner.id)));
+    }, setError);
     request<{ items: PendingMember[] }>(`${base}/invitations`).then((data) => setPending(data.items), setError);
   }, [base]);
   useEffect(() => {
@@ -54,7 +62,7 @@ export function SettingsMembersPage({ project }: { project: Project }) {
       </p>
       {!members ? (
         <Loading what="members" />
-      ) : members.length === 0 ? (
+      ) : members.length === 0 && owners.length === 0 ? (
         <p className="muted">No one holds a role in this project yet. Owners act as admins everywhere.</p>
       ) : (
         <table className="settings-table stack members">
@@ -94,6 +102,19 @@ export function SettingsMembersPage({ project }: { project: Project }) {
                     Remove… <span className="visually-hidden">{member.email}</span>
                   </button>
                 </td>
+              </tr>
+            ))}
+            {owners.map((owner) => (
+              <tr key={owner.id}>
+                <td data-label="E-mail">
+                  <UserText text={owner.email} />
+                </td>
+                <td data-label="Name">
+                  <UserText text={owner.name} />
+                </td>
+                <td data-label="Role">owner (every project)</td>
+                <td data-label="State">{owner.state}</td>
+                <td className="cell-actions" />
               </tr>
             ))}
           </tbody>
