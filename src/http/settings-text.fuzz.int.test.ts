@@ -34,7 +34,12 @@ const NOT_SETTINGS: Record<string, string> = {
 };
 
 /** Writing routes that take no body. */
-const BODILESS = new Set(['POST /v1/users/:userId/password-links', 'POST /v1/projects/:projectId/invitations/:userId']);
+const BODILESS = new Set([
+  'POST /v1/users/:userId/password-links',
+  'POST /v1/projects/:projectId/invitations/:userId',
+  'POST /v1/projects/:projectId/alert-rules/:ruleId/test',
+  'POST /v1/projects/:projectId/problem-replays/:batchId/cancel',
+]);
 
 /** A valid body of each settings route (by its /v1 form), from which one field at a time is spoilt. */
 const BASE_BODIES: Record<string, Record<string, unknown>> = {
@@ -64,6 +69,9 @@ const BASE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /v1/projects': { slug: 'another-project', name: 'Another project' },
   'PATCH /v1/projects/:projectId': { name: 'Renamed project' },
   'POST /v1/projects/:projectId/environments': { name: 'staging' },
+  'POST /v1/projects/:projectId/environments/:name/rename': { name: 'staging 3' },
+  'PATCH /v1/projects/:projectId/problems/:problemId': { status: 'ignored', until: '2099-01-01T00:00:00.000Z' },
+  'POST /v1/projects/:projectId/problems/:problemId/replays': { destinationId: '00000000-0000-4000-8000-000000000000' },
   'PATCH /v1/projects/:projectId/environments/:name': { redactionPaths: ['order.card'], captureAllowlist: ['order.total'] },
   'POST /v1/projects/:projectId/environments/:name/capture-preview': {
     settings: { captureMode: 'redacted-payload', redactionPaths: ['order.card'], captureAllowlist: ['order.total'] },
@@ -125,7 +133,8 @@ interface Target {
 }
 
 let targets: Target[] = [];
-const params: Record<string, string> = { entityType: 'order', name: 'production' };
+// Body checks come before any lookup: a problem that does not exist still answers 400 at the field.
+const params: Record<string, string> = { entityType: 'order', name: 'production', problemId: '00000000-0000-4000-8000-0000000000a1', batchId: '00000000-0000-4000-8000-0000000000b1' };
 const headersFor: { admin: Record<string, string>; person: Record<string, string>; uiAdmin: Record<string, string>; uiPerson: Record<string, string> } = {
   admin: {},
   person: {},
