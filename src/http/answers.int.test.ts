@@ -141,6 +141,9 @@ async function exerciseApi(prefix: '' | '/ui/api', headers: Record<string, strin
   await call('PUT', '/v1/projects/:projectId/expectations/:entityType', {
     url: `${expectationUrl}/contact`, payload: { steps: [{ name: 'receive' }, { name: 'normalize', optional: true }, { name: 'done' }], finalStep: 'done', maxGapSeconds: 60, deadlineSeconds: 3600 },
   });
+  await call('POST', '/v1/projects/:projectId/expectations/:entityType/preview', {
+    url: `${expectationUrl}/contact/preview`, payload: { steps: [{ name: 'receive' }, { name: 'done' }], finalStep: 'done', deadlineSeconds: 3600 },
+  });
   await call('GET', '/v1/projects/:projectId/expectations', { url: expectationUrl });
   await call('GET', '/v1/projects/:projectId/expectations/:entityType/suggestion', { url: `${expectationUrl}/contact/suggestion?journeys=10` });
   const rulesUrl = `/v1/projects/${project.projectId}/alert-rules`;
@@ -151,6 +154,7 @@ async function exerciseApi(prefix: '' | '/ui/api', headers: Record<string, strin
   await call('GET', '/v1/projects/:projectId/alert-rules', { url: rulesUrl });
   await call('PATCH', '/v1/projects/:projectId/alert-rules/:ruleId', { url: `${rulesUrl}/${ruleId}`, payload: { mutedUntil: '2030-01-01T00:00:00Z' } });
   await call('GET', '/v1/projects/:projectId/alert-rules/:ruleId/deliveries', { url: `${rulesUrl}/${ruleId}/deliveries` });
+  await call('POST', '/v1/projects/:projectId/alert-rules/:ruleId/test', { url: `${rulesUrl}/${ruleId}/test` });
 
   const destination = async (name: string, baseUrl: string) =>
     (await call('POST', '/v1/replay-destinations', { payload: { name, baseUrl, environmentType: 'local', headers: { 'x-api-key': 'replay-secret-value' } }, status: 201 })).json().data.id as string;
@@ -158,6 +162,16 @@ async function exerciseApi(prefix: '' | '/ui/api', headers: Record<string, strin
   const blocked = await destination(`blocked ${tag}`, 'http://localhost:9');
   const refused = await destination(`refused ${tag}`, `http://127.0.0.1:${closedPort}`);
   await call('GET', '/v1/replay-destinations');
+  // Verifying a fix: a batch replay of the problem's journeys, its history, results and cancel.
+  const batch = await call('POST', '/v1/projects/:projectId/problems/:problemId/replays', {
+    url: `${problemsUrl}/${problemId}/replays`, payload: { destinationId: reached, journeys: 1 }, status: 202,
+  });
+  const batchId = batch.json().data.id as string;
+  const batchUrl = `/v1/projects/${project.projectId}/problem-replays/${batchId}`;
+  await call('GET', '/v1/projects/:projectId/problems/:problemId/replays', { url: `${problemsUrl}/${problemId}/replays` });
+  await call('GET', '/v1/projects/:projectId/problem-replays/:batchId', { url: batchUrl });
+  await call('GET', '/v1/projects/:projectId/problem-replays/:batchId/results', { url: `${batchUrl}/results` });
+  await call('POST', '/v1/projects/:projectId/problem-replays/:batchId/cancel', { url: `${batchUrl}/cancel` });
   await call('GET', '/v1/replay-destinations', { url: '/v1/replay-destinations?include=runCount' });
   await call('PATCH', '/v1/replay-destinations/:destinationId', { url: `/v1/replay-destinations/${blocked}`, payload: { name: `blocked ${tag} edited`, headers: { 'x-extra': 'another-secret' } } });
   await call('POST', '/v1/replay-destinations/url-check', { payload: { baseUrl: 'http://user@example.com' } });
@@ -320,7 +334,9 @@ describe('answers match the schemas their routes declare', () => {
     // The accounts' routes (9 on each copy), the replay runs of an event (interface only), findings and alerts (8 on each copy),
     // settings of projects, environments and the instance (8 on each copy), API keys and invitations of Settings (5 on each copy),
     // destination edit, URL check and audit log (3 on each copy).
-    // Problems: the list, one, its journeys and a status change (4 on each copy).
-    expect(declared).toHaveLength(116);
+    // Problems: the list, one, its journeys and a status change (4 on each copy); verifying a fix: a batch replay, its
+    // history, one batch, its results and cancel (5 on each copy); an expectation's preview, an alert rule's test
+    // delivery and an environment's rename (3 on each copy).
+    expect(declared).toHaveLength(132);
   });
 });
