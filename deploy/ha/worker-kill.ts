@@ -35,6 +35,9 @@ export function streamLosingJourneys(baseUrl: string, apiKey: string, senders = 
         if (response.statusCode === 202) {
           const results = (JSON.parse(text) as { data: { results: Array<{ status: string }> } }).data.results;
           if (results.every((r) => r.status === 'accepted')) stream.acknowledged.push(...ids);
+          // A steady stream, not a flood: the scenario is about the takeover and losing nothing, and a
+          // worker paced by its busy share (docs/findings.md, "Pacing") drains a flood long after it ends.
+          await sleep(1_000);
         } else {
           stream.refused.set(response.statusCode, (stream.refused.get(response.statusCode) ?? 0) + 1);
           await sleep(100);
