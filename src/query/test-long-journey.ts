@@ -91,7 +91,13 @@ export function explainingPool(pool: Pool): Pool {
     query: (text: Statement, values?: unknown[]) => pool.query(...explained(text, values)),
     async connect() {
       const client = await pool.connect();
-      return { query: (text: Statement, values?: unknown[]) => client.query(...explained(text, values)), release: (error?: Error) => client.release(error) };
+      // The client's events too: a transaction's COMMIT listens for PostgreSQL's notices (src/db/pool.ts).
+      return {
+        query: (text: Statement, values?: unknown[]) => client.query(...explained(text, values)),
+        release: (error?: Error) => client.release(error),
+        on: client.on.bind(client),
+        off: client.off.bind(client),
+      };
     },
   };
   return explaining as unknown as Pool;
