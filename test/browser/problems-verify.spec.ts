@@ -67,7 +67,8 @@ describe('verifying a fix in the browser', () => {
     const exportHref = await verify.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
     const csv = await page.request.get(ui.server.baseUrl + exportHref!);
     expect(csv.headers()['content-type']).toMatch(/^text\/csv/);
-    expect((await csv.text()).split('\n')[0]).toBe('journeyId,verdict,replayId,error');
+    // RFC 4180 lines, as the audit log's export: CRLF.
+    expect((await csv.text()).split('\r\n')[0]).toBe('journeyId,verdict,replayId,error');
 
     for (const size of WIDTHS) {
       await page.setViewportSize(size);
