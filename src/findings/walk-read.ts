@@ -49,7 +49,7 @@ export async function readWalks(pool: Pool, projectId: string, wanted: readonly 
   return withTransaction(pool, async (client) => {
     await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     // Ordered reads merge each day's timeline index under the limit (src/query/timeline-order.ts).
-    const readAt = (await client.query<{ at: Date }>(`SELECT set_config('enable_sort', 'off', true), now() AS at`)).rows[0]!.at;
+    const readAt = (await client.query<{ at: Date }>(`SELECT set_config('enable_sort', 'off', true), set_config('jit', 'off', true), now() AS at`)).rows[0]!.at;
     const stored = await selectWalks(client, projectId, wanted.map((w) => w.id));
     const reads = new Map<string, WalkRead>();
     const eventCounts = new Map<string, number>();
