@@ -121,10 +121,7 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
     handler: async (request) => {
       const projectId = await projectOf(request);
       const entityType = entityTypeOf(request);
-      const parsed = parseExpectation(request.body);
-      // Every problem in details, each with its field's path, so a form can name the fields.
-      if (!parsed.ok) throw new AppError('invalid_request', 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.', parsed.details);
-      return { data: view(await saveExpectation(deps.pool, projectId, entityType, parsed.value)) };
+      return { data: view(await saveExpectation(deps.pool, projectId, entityType, validExpectation(request.body))) };
     },
   });
 
@@ -143,9 +140,7 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
     handler: async (request) => {
       const projectId = await projectOf(request);
       const entityType = entityTypeOf(request);
-      const parsed = parseExpectation(request.body);
-      if (!parsed.ok) throw new AppError('invalid_request', 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.', parsed.details);
-      return { data: await previewExpectation(db, projectId, entityType, parsed.value, deps.auth.now()) };
+      return { data: await previewExpectation(db, projectId, entityType, validExpectation(request.body), deps.auth.now()) };
     },
   });
 
@@ -186,4 +181,11 @@ export function registerFindingsRoutes(app: FastifyInstance, deps: { auth: AuthC
       return { data: { entityType, ...suggestion } };
     },
   });
+}
+
+/** The body as an expectation, or 400 with every problem in details, each at its field's path, so a form can name the fields. */
+function validExpectation(body: unknown) {
+  const parsed = parseExpectation(body);
+  if (!parsed.ok) throw new AppError('invalid_request', 'The expectation is not valid: steps [{name, optional}], finalStep, maxGapSeconds, deadlineSeconds.', parsed.details);
+  return parsed.value;
 }
