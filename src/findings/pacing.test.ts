@@ -19,40 +19,45 @@ describe('the pacing rule', () => {
 });
 
 describe('a pacer', () => {
-  /** A pacer whose sleeps are recorded, not slept. */
-  function pacerWith(samples: Array<boolean | Error>, share = 0.25) {
+  /** A pacer whose sleeps are recorded, not slept; one sample per look unless told. */
+  function pacerWith(samples: Array<boolean | Error>, share = 0.25, lookSamples = 1) {
     const decisions: PaceDecision[] = [];
     const slept: number[] = [];
-    const windows: number[] = [];
+    let sampled = 0;
     const pacer = createPacer({
-      busyNow: async (windowMs) => {
-        windows.push(windowMs);
+      busyNow: async () => {
+        sampled++;
         const next = samples.shift() ?? false;
         if (next instanceof Error) throw next;
         return next;
       },
       busyShare: share,
-      holdMs: 1_000,
+      holdLooks: 3,
       lookMs: 20,
+      lookSamples,
       sleep: async (ms) => {
         slept.push(ms);
       },
       onDecision: (decision) => decisions.push(decision),
     });
-    const batch = async (ms: number) => {
-      return pacer.pace(ms);
-    };
-    return { batch, decisions, slept, windows };
+    return { batch: (ms: number) => pacer.pace(ms), decisions, slept, sampled: () => sampled };
   }
 
-  it('keeps the busy verdict until it has watched the database quiet for the hold, then runs at full speed', async () => {
-    const { batch, decisions, slept } = pacerWith([true, false, false, false]);
+  it('keeps the busy verdict until three looks in a row found the database quiet, then runs at full speed', async () => {
+    const { batch, decisions, slept } = pacerWith([true, false, false, true, false, false, false]);
     await batch(100); // idle so far: a look of 20 ms sees other work, then the rest of the pause (300)
-    await batch(100); // quiet for the 300 ms it waited: still busy
-    await batch(500); // quiet for 300 ms watched (the batch's own time does not count): still busy
-    await batch(100); // 1,800 ms of quiet watched: idle, only the look
-    expect(decisions.map((d) => [d.busy, d.pauseMs, d.waitedMs])).toEqual([[true, 300, 300], [true, 300, 300], [true, 1_500, 1_500], [false, 0, 20]]);
-    expect(slept).toEqual([20, 280, 300, 1_500, 20]);
+    await batch(100); // quiet once: still busy
+    await batch(500); // quiet twice: still busy
+    await batch(100); // busy again: the count starts over
+    await batch(100);
+    await batch(100);
+    await batch(100); // the third quiet look in a row: idle from the next batch on
+    await batch(100); // idle: only the look
+    expect(decisions.map((d) => [d.busy, d.pauseMs, d.waitedMs])).toEqual([
+      [true, 300, 300], [true, 300, 300], [true, 1_500, 1_500], [true, 300, 300],
+      [true, 300, 300], [true, 300, 300], [true, 300, 300], [false, 0, 20],
+    ]);
+    expect(slept.slice(0, 3)).toEqual([20, 280, 300]);
   });
 
   it('works its share while the database stays busy, however long: never starved', async () => {
@@ -64,19 +69,27 @@ describe('a pacer', () => {
     expect(work / (work + paused)).toBeCloseTo(0.2, 10);
   });
 
-  it('looks at the database over the time it waited: what ran while it did not work', async () => {
-    const { batch, windows } = pacerWith([false, true, false]);
-    await batch(100);
-    await batch(100);
-    await batch(100);
-    expect(windows).toEqual([20, 20, 300]);
+  it('spreads its samples over the wait and stops at the first that sees work', async () => {
+    const quiet = pacerWith([false, false, false, false], 0.25, 4);
+    expect(await quiet.batch(100)).toMatchObject({ busy: false, waitedMs: 20 });
+    expect(quiet.slept).toEqual([5, 5, 5, 5]);
+    expect(quiet.sampled()).toBe(4);
+    // Work seen at the second sample, 10 ms in: the rest of the pause the rule asks for.
+    const busy = pacerWith([false, true], 0.25, 4);
+    expect(await busy.batch(100)).toMatchObject({ busy: true, pauseMs: 300, waitedMs: 300 });
+    expect(busy.slept).toEqual([5, 5, 290]);
+    expect(busy.sampled()).toBe(2);
+    // While busy, the samples are spread over the pause itself.
+    const paced = pacerWith([true, false, false, false, false], 0.25, 4);
+    await paced.batch(100);
+    await paced.batch(100);
+    expect(paced.slept).toEqual([5, 295, 75, 75, 75, 75]);
   });
 
   it('takes a failed sample for no news: the last verdict stands', async () => {
-    const { batch, decisions } = pacerWith([new Error('connection lost'), true, new Error('connection lost')]);
-    await batch(100);
-    await batch(100);
-    await batch(100);
-    expect(decisions.map((d) => d.busy)).toEqual([false, true, true]);
+    const { batch, decisions } = pacerWith([new Error('connection lost'), true, new Error('connection lost'), new Error('connection lost'), new Error('connection lost'), false]);
+    for (let i = 0; i < 6; i++) await batch(100);
+    // Failed looks neither start the pacing nor count towards the quiet looks that end it.
+    expect(decisions.map((d) => d.busy)).toEqual([false, true, true, true, true, true]);
   });
 });

@@ -18,11 +18,10 @@ import type { Metrics } from '../metrics/metrics.ts';
  */
 export const MAX_PAUSE_MS = 2_000;
 /**
- * Once other work was seen, the database counts as busy until the analyzer has watched it quiet
- * for this long, in ms (its waits added up; its own batches, during which it sees nothing, do not
- * count): one look that falls between two requests of a steady load must not end the pacing.
+ * Once other work was seen, the database counts as busy until this many looks in a row found it
+ * quiet: one look that falls between two requests of a steady load must not end the pacing.
  */
-export const BUSY_HOLD_MS = 1_000;
+export const BUSY_HOLD_LOOKS = 3;
 
 /**
  * The pause after a batch of `batchMs`: none when idle; while busy, what makes the batch
@@ -48,19 +47,22 @@ export interface Pacer {
   pace(batchMs: number): Promise<PaceDecision>;
 }
 
-/**
- * When the database looked idle, the analyzer still looks this long, in ms, before its next
- * batch: what ran meanwhile is what it sees (databaseBusy), since its own connections are quiet then.
- */
+/** When the database looked idle, the analyzer still waits this long, in ms, looking, before its next batch. */
 export const LOOK_MS = 20;
+/**
+ * Instants sampled per look, spread over the wait. A load keeps some session busy most of the
+ * time and is seen at one of them; a poller's statement of a millisecond a second almost never is.
+ */
+export const LOOK_SAMPLES = 4;
 
 export interface PacerOptions {
-  /** True when other work used the database in the last `windowMs` (databaseBusy below). */
-  busyNow: (windowMs: number) => Promise<boolean>;
+  /** True when another session works on the database at this instant (databaseBusy below). */
+  busyNow: () => Promise<boolean>;
   busyShare: number;
   maxPauseMs?: number;
-  holdMs?: number;
+  holdLooks?: number;
   lookMs?: number;
+  lookSamples?: number;
   sleep?: (ms: number) => Promise<void>;
   /** Every decision, for the metric and for tests. */
   onDecision?: (decision: PaceDecision) => void;
@@ -68,32 +70,43 @@ export interface PacerOptions {
 
 export function createPacer(options: PacerOptions): Pacer {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const holdMs = options.holdMs ?? BUSY_HOLD_MS;
+  const holdLooks = options.holdLooks ?? BUSY_HOLD_LOOKS;
   const lookMs = options.lookMs ?? LOOK_MS;
-  /** Quiet time watched since other work was last seen; infinite before any was. */
-  let quietMs = Number.POSITIVE_INFINITY;
+  const samples = Math.max(1, options.lookSamples ?? LOOK_SAMPLES);
+  /** Looks in a row that found the database quiet; as many as the hold before any work was seen. */
+  let quietLooks = holdLooks;
   const rule = (batchMs: number, busy: boolean) => pauseAfter(batchMs, busy, options.busyShare, options.maxPauseMs);
-  // The wait is the window observed: the analyzer's own statements all ended before it began.
-  const observe = async (windowMs: number) => {
-    // A failed look says nothing: the last verdict stands.
-    if (await options.busyNow(windowMs).catch(() => false)) quietMs = 0;
-    else quietMs += windowMs;
+  /** Samples spread over `waitMs`, stopping at the first busy one; returns the time waited and what was seen. */
+  const look = async (waitMs: number) => {
+    const slice = waitMs / samples;
+    let waited = 0;
+    let failed = false;
+    for (let i = 0; i < samples; i++) {
+      await sleep(slice);
+      waited += slice;
+      try {
+        if (await options.busyNow()) return { waited, seen: 'busy' as const };
+      } catch {
+        failed = true;
+      }
+    }
+    // A failed sample says nothing: unless another saw work, the last verdict stands.
+    return { waited, seen: failed ? ('unknown' as const) : ('quiet' as const) };
   };
   return {
     async pace(batchMs) {
-      let busy = quietMs < holdMs;
+      let busy = quietLooks < holdLooks;
       let pauseMs = rule(batchMs, busy);
-      let waitedMs = Math.max(pauseMs, lookMs);
-      await sleep(waitedMs);
-      await observe(waitedMs);
-      if (!busy && quietMs < holdMs) {
-        // Other work began while the analyzer looked: the rest of the pause it asks for.
+      const { waited, seen } = await look(Math.max(pauseMs, lookMs));
+      if (seen === 'busy') quietLooks = 0;
+      else if (seen === 'quiet') quietLooks += 1;
+      if (!busy && seen === 'busy') {
+        // Other work began while the analyzer looked: the pause it asks for from now on.
         busy = true;
         pauseMs = rule(batchMs, true);
-        if (pauseMs > waitedMs) await sleep(pauseMs - waitedMs);
-        waitedMs = Math.max(pauseMs, waitedMs);
       }
-      const decision = { batchMs, busy, pauseMs, waitedMs };
+      if (pauseMs > waited) await sleep(pauseMs - waited);
+      const decision = { batchMs, busy, pauseMs, waitedMs: Math.max(pauseMs, waited) };
       options.onDecision?.(decision);
       return decision;
     },
@@ -101,21 +114,21 @@ export function createPacer(options: PacerOptions): Pacer {
 }
 
 /**
- * True when another session of this database ran a statement in the last `windowMs`, runs one
- * now or holds a transaction open (an ingesting group between statements). Every instance on the
- * database counts, whichever process it is. The analyzer's own connections were quiet for the
- * window (it waited), and this one is excluded.
+ * True when another session of this database runs a statement at this instant or holds a
+ * transaction open (an ingesting group between its statements). Every instance on the database
+ * counts, whichever process it is. The analyzer's own connections are quiet while it looks, and
+ * this one is excluded. Only the instant counts, not what ended shortly before: background pollers
+ * (job locks, outbox claims, a replica's lag, a pooler's reset) end a statement every second or
+ * so, and a window would count each of them as load and keep the analyzer paced for ever.
  */
-export function databaseBusy(db: Queryable): (windowMs: number) => Promise<boolean> {
-  return async (windowMs) => {
+export function databaseBusy(db: Queryable): () => Promise<boolean> {
+  return async () => {
     const result = await db.query<{ busy: boolean }>({
       name: 'findings-pacing-busy',
       text: `SELECT EXISTS (
                SELECT 1 FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
-                  AND (state IN ('active', 'idle in transaction')
-                       OR state_change > clock_timestamp() - make_interval(secs => $1::float8 / 1000))) AS busy`,
-      values: [windowMs],
+                  AND state IN ('active', 'idle in transaction')) AS busy`,
     });
     return result.rows[0]!.busy;
   };
