@@ -58,3 +58,21 @@ export function Loading({ what }: { what: string }) {
     </p>
   );
 }
+
+/** The pages of a list read by cursor: back to the first page once past it, and the next one while there is one. */
+export function Pager({ onFirst, onNext }: { onFirst: (() => void) | null; onNext: (() => void) | null }) {
+  return (
+    <nav className="pager" aria-label="Pages">
+      {onFirst ? (
+        <button type="button" onClick={onFirst}>
+          First page
+        </button>
+      ) : null}
+      {onNext ? (
+        <button type="button" onClick={onNext}>
+          Next page
+        </button>
+      ) : null}
+    </nav>
+  );
+}

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { query, request, type Activity, type JourneySummary, type Page, type Project } from '../api.ts';
 import { ActivityChart } from '../components/activity-chart.tsx';
-import { Command, EmptyState, EnvironmentOptions, ErrorMessage, Loading } from '../components/common.tsx';
+import { Command, EmptyState, EnvironmentOptions, ErrorMessage, Loading, Pager } from '../components/common.tsx';
 import { FindingFilter, TopLostFields } from '../components/findings.tsx';
 import { JourneyTable } from '../components/journey-table.tsx';
 import { UserText } from '../components/user-text.tsx';
@@ -218,18 +218,10 @@ export function JourneysPage({ project, params }: { project: Project; params: UR
             sort={sort}
             onSort={(by) => navigate(base + withParams(params, { sort: by === 'last' ? null : by }), { replace: true })}
           />
-          <nav className="pager" aria-label="Pages">
-            {params.has('cursor') ? (
-              <button type="button" onClick={() => go({})}>
-                First page
-              </button>
-            ) : null}
-            {page.nextCursor ? (
-              <button type="button" onClick={() => navigate(base + withParams(params, { cursor: page.nextCursor, at: filters.since }))}>
-                Next page
-              </button>
-            ) : null}
-          </nav>
+          <Pager
+            onFirst={params.has('cursor') ? () => go({}) : null}
+            onNext={page.nextCursor ? () => navigate(base + withParams(params, { cursor: page.nextCursor, at: filters.since })) : null}
+          />
         </>
       ) : null}
     </>

@@ -2,7 +2,7 @@
 // it now, latest first, each with the release it came from.
 import { useEffect, useState } from 'react';
 import { query, request, type Page, type ProblemDetail, type ProblemJourney, type Project } from '../api.ts';
-import { ErrorMessage, Loading } from '../components/common.tsx';
+import { ErrorMessage, Loading, Pager } from '../components/common.tsx';
 import { ProblemTitle, problemText } from '../components/problem-parts.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
@@ -73,18 +73,10 @@ export function ProblemJourneysPage({ project, params }: { project: Project; par
               ))}
             </tbody>
           </table>
-          <nav className="pager" aria-label="Pages">
-            {cursor ? (
-              <button type="button" onClick={() => navigate(here + withParams(params, { cursor: null }))}>
-                First page
-              </button>
-            ) : null}
-            {page.nextCursor ? (
-              <button type="button" onClick={() => navigate(here + withParams(params, { cursor: page.nextCursor }))}>
-                Next page
-              </button>
-            ) : null}
-          </nav>
+          <Pager
+            onFirst={cursor ? () => navigate(here + withParams(params, { cursor: null })) : null}
+            onNext={page.nextCursor ? () => navigate(here + withParams(params, { cursor: page.nextCursor })) : null}
+          />
         </>
       ) : null}
     </>

@@ -2,7 +2,7 @@
 // each hits, when, in which releases, and its status; filters, sorts and cursor pages as the API.
 import { useEffect, useState, type FormEvent } from 'react';
 import { query, request, type Page, type Problem, type ProblemDetail, type Project } from '../api.ts';
-import { EnvironmentOptions, ErrorMessage, Loading } from '../components/common.tsx';
+import { EnvironmentOptions, ErrorMessage, Loading, Pager } from '../components/common.tsx';
 import { FINDING_LABELS } from '../components/findings.tsx';
 import { ProblemStatusBadge, ProblemTitle, Sparkline } from '../components/problem-parts.tsx';
 import { UserText } from '../components/user-text.tsx';
@@ -121,18 +121,10 @@ export function ProblemsPage({ project, params }: { project: Project; params: UR
               ))}
             </tbody>
           </table>
-          <nav className="pager" aria-label="Pages">
-            {params.has('cursor') ? (
-              <button type="button" onClick={() => go({})}>
-                First page
-              </button>
-            ) : null}
-            {page.nextCursor ? (
-              <button type="button" onClick={() => navigate(base + withParams(params, { cursor: page.nextCursor }))}>
-                Next page
-              </button>
-            ) : null}
-          </nav>
+          <Pager
+            onFirst={params.has('cursor') ? () => go({}) : null}
+            onNext={page.nextCursor ? () => navigate(base + withParams(params, { cursor: page.nextCursor })) : null}
+          />
         </>
       ) : null}
     </>
