@@ -30,7 +30,7 @@ import { startServerProcess, type ServerProcess } from '../test/helpers/server-p
 import { startBenchServer } from './bench-server.ts';
 import { replaceDocsSection } from './docs-section.ts';
 import { fedJourney } from './findings-fed.ts';
-import { BATCH_SIZE, inChild, type LoadResult } from './ingest-load.ts';
+import { BATCH_SIZE, EVENTS_SINCE, inChild, type LoadResult } from './ingest-load.ts';
 import { DEBIAN_15_BIN, embeddedBinDir, startCluster, type Cluster } from './pg-cluster.ts';
 
 const CLIENTS = 8;
@@ -157,7 +157,7 @@ async function run(cluster: Cluster, name: string, mode: Mode, maxRate: number |
     const burst = await inChild({ ...job, durationMs: BURST_S * 1000 });
     const burstEnded = performance.now();
     failures += burst.failures;
-    const since = '2026-08-01T00:00:00.000Z';
+    const since = EVENTS_SINCE;
     const reads = Array.from({ length: 25 }, (_, j) => [`/v1/journeys?since=${since}`, `/v1/search?q=${encodeURIComponent(`buyer${j}@example.com`)}&since=${since}`]).flat();
     const readLoad = await inChild({ ...job, mode: 'reads', clients: 1, warmup: 0, count: READS, reads });
     failures += readLoad.failures;

@@ -22,7 +22,7 @@ import { prepareEvent, type PrepareContext, type PreparedEvent } from '../src/in
 import { storeEvents } from '../src/ingest/store.ts';
 import { findEnvironment } from '../src/projects/environments-sql.ts';
 import { startBenchServer, type BenchServer } from './bench-server.ts';
-import { BATCH_SIZE, PHASE_LIMIT_MS, inChild, makeBatch, makeEvent, type LoadResult } from './ingest-load.ts';
+import { BATCH_SIZE, EVENTS_SINCE, PHASE_LIMIT_MS, inChild, makeBatch, makeEvent, type LoadResult } from './ingest-load.ts';
 import { renderSection, summarizeProfile, writeIngestSection, type VersionFigures } from './ingest-report.ts';
 import { DEBIAN_15_BIN, embeddedBinDir, startCluster, type ClusterSpec } from './pg-cluster.ts';
 
@@ -223,7 +223,7 @@ async function measure(spec: ClusterSpec): Promise<VersionFigures> {
     const probe = makeBatch('probe') as Array<{ event: { entity: { id: string } } }>;
     const response = await fetch(`${baseUrl}/v1/events/batch`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ events: probe }) });
     if (response.status !== 202) throw new Error(`probe batch answered ${response.status}`);
-    const since = encodeURIComponent('2026-08-01T00:00:00Z');
+    const since = encodeURIComponent(EVENTS_SINCE);
     const reads = Array.from({ length: 25 }, (_, j) => [`/v1/search?q=${encodeURIComponent(`ord_probe_${j}`)}&since=${since}`, `/v1/journeys?since=${since}`]).flat();
     const halfRate = batchRate / 2;
     const [background, measured] = await Promise.all([

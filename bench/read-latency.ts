@@ -30,7 +30,7 @@ import { findEnvironment } from '../src/projects/environments-sql.ts';
 import { VerifiedApiKeys } from '../src/auth/verified-api-keys.ts';
 import { startBenchServer } from './bench-server.ts';
 import { replaceDocsSection } from './docs-section.ts';
-import { BATCH_SIZE, inChild, makeBatch, type LoadResult } from './ingest-load.ts';
+import { BATCH_SIZE, EVENTS_SINCE, inChild, makeBatch, type LoadResult } from './ingest-load.ts';
 import { DEBIAN_15_BIN, embeddedBinDir, startCluster, type ClusterSpec } from './pg-cluster.ts';
 
 const CLIENTS = 8;
@@ -236,7 +236,7 @@ async function run(spec: ClusterSpec): Promise<RunFigures> {
       method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ events: probe }),
     });
     if (response.status !== 202) throw new Error(`probe batch answered ${response.status}`);
-    const since = encodeURIComponent('2026-08-01T00:00:00Z');
+    const since = encodeURIComponent(EVENTS_SINCE);
     // search and list, each under both keys in turn: i % 4 = 0, 1 search; 2, 3 list; even i the confirmed key.
     const reads = Array.from({ length: 25 }, (_, j) => {
       const search = `/v1/search?q=${encodeURIComponent(`ord_probe_${j}`)}&since=${since}`;
