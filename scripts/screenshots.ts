@@ -1,6 +1,7 @@
 // Writes docs/images/*.png: the journeys list, a journey with its diff, a replay result, a followed
 // field, a value lost in transit marked on the timeline, two journeys compared, two pages at a phone's width, the findings
-// filter with the top lost fields, the problems list and a problem, expectations and alert rules, from the demo data on a throw-away database
+// filter with the top lost fields, the problems list and a problem, expectations and alert rules, and a journey as a
+// viewer sees it, from the demo data on a throw-away database
 // (npm run screenshots; needs web/dist and /usr/bin/chromium).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { loadDemo } from '../test/browser/demo-data.ts';
 import { startEchoDestination, startServer } from '../test/browser/server.ts';
 import { signedInPage, startDatabase } from '../test/browser/stack.ts';
 import { drainAll, quietAnalyzer } from '../src/findings/test-kit.ts';
+import { person, signInAs } from '../test/browser/people.ts';
 import { adminApi, findKeptPhone, findLostInTransit, findLostPhone } from '../test/browser/subjects.ts';
 
 const OUT = path.resolve(import.meta.dirname, '../docs/images');
@@ -78,7 +80,8 @@ try {
   await shoot(list, 'journey-phone.png');
   await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/journeys`);
   await list.locator('table.journeys tbody tr').first().waitFor();
-  await list.locator('.chart-zoom').waitFor();
+  // At a phone's width the chart's zoom hint is hidden (first-screen density); it is there once the chart is.
+  await list.locator('.chart-zoom').waitFor({ state: 'attached' });
   await shoot(list, 'journeys-phone.png');
   await list.setViewportSize({ width: 1440, height: 900 });
 
@@ -108,6 +111,18 @@ try {
   await list.goto(server.baseUrl + `/ui/projects/${demo.projectId}/alerts`);
   await list.getByRole('form', { name: 'New alert rule' }).waitFor();
   await shoot(list, 'alerts.png');
+
+  // The same journey as a viewer sees it: no replay, deletion or settings beyond the projects list.
+  const viewerBrowser = await launchBrowser({ width: 1440, height: 900 });
+  try {
+    const viewer = await person(stack.pool, { [demo.projectId]: 'viewer' }, { email: 'viewer@example.com' });
+    const page = await viewerBrowser.context.newPage();
+    await signInAs(page, server.baseUrl, viewer, journeyPath);
+    await page.locator('table.diff').first().waitFor();
+    await shoot(page, 'journey-viewer.png');
+  } finally {
+    await viewerBrowser.close();
+  }
 } finally {
   await browser.close();
   await echo.close();
