@@ -146,7 +146,7 @@ try {
     `\`npm run bench:ui\`: Chromium ${browser.context.browser()?.version() ?? ''} (headless, Debian) against the real server and an embedded`,
     `PostgreSQL on this machine (${os.cpus().length} cores, Node ${process.version}); a fresh tab per run with the session cookie`,
     'already set, timed from navigation until the page is usable. The first run of each page is a warm-up and not counted.',
-    `Load average (1 min) ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end: other work shared the machine.`,
+    `Load average (1 min) ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end${Math.max(loadAtStart, os.loadavg()[0]!) > os.cpus().length ? ': other work shared the machine' : ', on ' + os.cpus().length + ' cores'}.`,
     '',
     'The long journey\'s further pages and "j" are timed inside the page, from the input event (seen first, in the capture',
     'phase) until the expected change is in the document and the next frame is painted (bench/ui-measure.ts), five of',
