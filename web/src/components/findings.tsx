@@ -16,8 +16,11 @@ export const FINDING_LABELS: Record<JourneyFinding['kind'], string> = {
   skipped_step: 'Skipped a step',
 };
 
+/** What a finding's words are made of: a journey's finding, or a problem (findings grouped by place). */
+export type FindingPlace = Pick<JourneyFinding, 'kind' | 'path' | 'inTransit'> & { step: { name: string } | null; from: { name: string } | null };
+
 /** "lost customer.phone at normalize-contact", "skipped publish", "overdue"... */
-export function FindingText({ finding }: { finding: JourneyFinding }): ReactNode {
+export function FindingText({ finding }: { finding: FindingPlace }): ReactNode {
   const step = finding.step ? <UserText text={finding.step.name} /> : null;
   const path = finding.path === null ? null : <code><UserText text={finding.path} /></code>;
   switch (finding.kind) {
@@ -69,13 +72,22 @@ export function FindingFilter({ value }: { value: string | undefined }) {
       Findings
       <select name="finding" defaultValue={value ?? ''} onChange={(event) => event.currentTarget.form?.requestSubmit()}>
         <option value="">Any</option>
-        {Object.entries(FINDING_LABELS).map(([kind, label]) => (
-          <option key={kind} value={kind}>
-            {label}
-          </option>
-        ))}
+        <FindingKindOptions />
       </select>
     </label>
+  );
+}
+
+/** The kinds of findings as a select's options, after its "Any". */
+export function FindingKindOptions() {
+  return (
+    <>
+      {Object.entries(FINDING_LABELS).map(([kind, label]) => (
+        <option key={kind} value={kind}>
+          {label}
+        </option>
+      ))}
+    </>
   );
 }
 

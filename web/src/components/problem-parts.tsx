@@ -2,30 +2,12 @@
 // badge, the sparkline and the place drawn as the journey page's timeline draws steps.
 import type { Problem } from '../api.ts';
 import { seriesSummary, sparklinePoints } from '../lib/problems.ts';
-import { FINDING_LABELS } from './findings.tsx';
+import { FINDING_LABELS, FindingText } from './findings.tsx';
 import { UserText } from './user-text.tsx';
 
 /** "lost customer.phone at normalize-contact", "lost customer.phone between persist and deliver"... */
 export function ProblemTitle({ problem }: { problem: Problem }) {
-  const path = problem.path === null ? null : <code><UserText text={problem.path} /></code>;
-  const step = problem.step ? <UserText text={problem.step.name} /> : null;
-  switch (problem.kind) {
-    case 'lost':
-    case 'changed':
-      return problem.inTransit && problem.from ? (
-        <>{problem.kind} {path} between <UserText text={problem.from.name} /> and {step}</>
-      ) : (
-        <>{problem.kind} {path} at {step}</>
-      );
-    case 'duplicated':
-      return <>duplicated {step}</>;
-    case 'failed':
-      return <>failed at {step}</>;
-    case 'skipped_step':
-      return <>skipped {path}</>;
-    case 'overdue':
-      return step ? <>overdue before {step}</> : <>overdue</>;
-  }
+  return <FindingText finding={problem} />;
 }
 
 /** The problem's title as plain text (page titles, link names). */

@@ -3,7 +3,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { query, request, type Page, type Problem, type ProblemDetail, type Project } from '../api.ts';
 import { EnvironmentOptions, ErrorMessage, Loading, Pager } from '../components/common.tsx';
-import { FINDING_LABELS } from '../components/findings.tsx';
+import { FindingKindOptions } from '../components/findings.tsx';
 import { ProblemStatusBadge, ProblemTitle, Sparkline } from '../components/problem-parts.tsx';
 import { UserText } from '../components/user-text.tsx';
 import { showBidiControls } from '../lib/bidi.ts';
@@ -62,11 +62,7 @@ export function ProblemsPage({ project, params }: { project: Project; params: UR
           Kind
           <select name="kind" defaultValue={list.kind ?? ''} onChange={submitOnChange}>
             <option value="">Any</option>
-            {Object.entries(FINDING_LABELS).map(([kind, label]) => (
-              <option key={kind} value={kind}>
-                {label}
-              </option>
-            ))}
+            <FindingKindOptions />
           </select>
         </label>
         <label>
